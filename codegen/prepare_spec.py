@@ -1,0 +1,108 @@
+"""Prepare the generator's input from the checked-in OpenAPI document.
+
+The checked-in document says what the API reference says. openapi-python-client
+0.29.1 mis-generates a few of those constructs without an error (see
+shared/notes/openapi-python-client.md), so this step rewrites them into forms it
+handles, and nothing else. Each rewrite is a function below with the reason.
+The facade enforces the rules that are dropped here.
+
+Usage: python codegen/prepare_spec.py SOURCE.yaml OUTPUT.json
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import sys
+from typing import Any
+
+import yaml
+
+JSON = "application/json"
+
+
+def keep_only_json_request_bodies(spec: dict[str, Any]) -> None:
+    """Several request media types on one body break the generated module.
+
+    `text/json` is dropped with a warning and `application/*+json` yields a second
+    body whose literal Content-Type is sent; `application/json` alone is correct.
+    """
+    for operation in _operations(spec):
+        content = operation.get("requestBody", {}).get("content", {})
+        for media_type in list(content):
+            if media_type != JSON:
+                del content[media_type]
+
+
+def keep_only_json_responses(spec: dict[str, Any]) -> None:
+    """A `text/...` response media type makes the generated parser call
+    `from_dict(response.text)`, which raises at run time."""
+    for operation in _operations(spec):
+        for response in operation.get("responses", {}).values():
+            content = response.get("content", {})
+            for media_type in list(content):
+                if media_type != JSON:
+                    del content[media_type]
+
+
+def drop_property_combinators(spec: dict[str, Any]) -> None:
+    """A top-level anyOf/oneOf next to `properties` silently drops the other
+    properties. It only carries the "image or imageRegistryId non-empty" rule,
+    which the facade enforces."""
+    for schema in spec["components"]["schemas"].values():
+        if "properties" in schema:
+            schema.pop("anyOf", None)
+            schema.pop("oneOf", None)
+
+
+def merge_error_body_unions(spec: dict[str, Any]) -> None:
+    """Two all-optional error shapes under one status: the generated union always
+    picks the first. Merging them into one object with every field of both keeps
+    every field readable."""
+    schemas = spec["components"]["schemas"]
+    for response in _responses(spec):
+        media = response.get("content", {}).get(JSON)
+        if not media or "anyOf" not in media.get("schema", {}):
+            continue
+        merged: dict[str, Any] = {"type": "object", "properties": {}}
+        for variant in media["schema"]["anyOf"]:
+            target = schemas[variant["$ref"].rsplit("/", 1)[1]]
+            merged["properties"].update(copy.deepcopy(target.get("properties", {})))
+        media["schema"] = merged
+
+
+def _operations(spec: dict[str, Any]) -> list[dict[str, Any]]:
+    return [op for item in spec["paths"].values() for op in item.values() if isinstance(op, dict)]
+
+
+def _responses(spec: dict[str, Any]) -> list[dict[str, Any]]:
+    found = list(spec.get("components", {}).get("responses", {}).values())
+    for operation in _operations(spec):
+        found.extend(r for r in operation.get("responses", {}).values() if "$ref" not in r)
+    return found
+
+
+REWRITES = (
+    keep_only_json_request_bodies,
+    keep_only_json_responses,
+    drop_property_combinators,
+    merge_error_body_unions,
+)
+
+
+def prepare(spec: dict[str, Any]) -> dict[str, Any]:
+    prepared = copy.deepcopy(spec)
+    for rewrite in REWRITES:
+        rewrite(prepared)
+    return prepared
+
+
+def main(source: str, output: str) -> None:
+    with open(source, encoding="utf-8") as handle:
+        spec = yaml.safe_load(handle)
+    with open(output, "w", encoding="utf-8") as handle:
+        json.dump(prepare(spec), handle, indent=2)
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:])

@@ -1,0 +1,1 @@
+"""Asynchronous SDK for the Edge Delivery Management API."""
