@@ -61,6 +61,9 @@ for path in sorted(root.rglob("*.py")):
     path.write_text(banner + path.read_text(encoding="utf-8"), encoding="utf-8")
 (root / "py.typed").write_text("", encoding="utf-8")
 PY
+# The facade validates requests against the document itself, so the package ships it.
+"$PYTHON" -c 'import json, sys, yaml; json.dump(yaml.safe_load(open(sys.argv[1], encoding="utf-8")), open(sys.argv[2], "w", encoding="utf-8"), indent=1)' \
+  "$SPEC" "$work/$PACKAGE/openapi.json"
 
 if $check; then
   if diff -r -q -x __pycache__ "generated/$PACKAGE" "$work/$PACKAGE" >"$work/diff.txt" 2>&1; then

@@ -1,0 +1,145 @@
+"""The OpenAPI document as data: operations and request-body validation.
+
+The generated package ships the checked-in document (`openapi.json`), so the
+facade's routes and validation rules come from the same source as the models.
+OpenAPI 3.0 schemas are translated once into JSON Schema (2020-12) for
+`jsonschema`: `nullable` becomes a `null` type, `int64`/`int32` become ranges.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.resources
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import jsonschema
+import referencing
+import referencing.jsonschema
+
+_SPEC_URI = "urn:edgedelivery:openapi"
+_INT_RANGES = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
+
+
+@dataclass(frozen=True, slots=True)
+class Operation:
+    """One operation of the document: how to reach it and what it takes."""
+
+    operation_id: str
+    method: str
+    path: str
+    path_params: tuple[tuple[str, dict[str, Any]], ...]
+    requires_key: bool
+    body_schema: dict[str, Any] | None
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One reason a request is invalid: where (a field path) and why."""
+
+    field: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.field or '(body)'}: {self.message}"
+
+
+@functools.cache
+def spec() -> dict[str, Any]:
+    """The OpenAPI document shipped with the generated package."""
+    text = importlib.resources.files("edgedelivery_openapi").joinpath("openapi.json").read_text()
+    loaded: dict[str, Any] = json.loads(text)
+    return loaded
+
+
+@functools.cache
+def operations() -> dict[str, Operation]:
+    """Every operation of the document, by operationId."""
+    found: dict[str, Operation] = {}
+    for path, item in spec()["paths"].items():
+        for method, op in item.items():
+            params = tuple((p["name"], p["schema"]) for p in map(_deref, op.get("parameters", [])))
+            security = op.get("security", [])
+            body = op.get("requestBody", {}).get("content", {}).get("application/json")
+            found[op["operationId"]] = Operation(
+                operation_id=op["operationId"],
+                method=method.upper(),
+                path=path,
+                path_params=params,
+                requires_key=bool(security) and {} not in security,
+                body_schema=body["schema"] if body else None,
+            )
+    return found
+
+
+def validate(schema: dict[str, Any], instance: object) -> list[Problem]:
+    """Every way `instance` breaks `schema` (an OpenAPI schema of the document)."""
+    validator = _validator(json.dumps(schema, sort_keys=True))
+    errors = sorted(validator.iter_errors(instance), key=lambda e: list(map(str, e.path)))
+    return [Problem(field_path(error.absolute_path), _message(error)) for error in errors]
+
+
+def field_path(parts: Any) -> str:
+    """`["Records", 0, "Ttl"]` -> `Records[0].Ttl`."""
+    text = ""
+    for part in parts:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
+def _message(error: jsonschema.ValidationError) -> str:
+    if error.validator == "anyOf" and isinstance(error.instance, dict):
+        names = sorted({req for sub in error.validator_value for req in sub.get("required", [])})
+        if names:
+            return f"one of {' or '.join(names)} must be a non-empty string"
+    if error.validator == "additionalProperties":
+        return error.message.replace("Additional properties", "unknown fields")
+    if error.validator in ("minimum", "maximum") and isinstance(error.instance, int):
+        return f"{error.instance} is out of range"
+    return error.message
+
+
+def _deref(node: dict[str, Any]) -> dict[str, Any]:
+    while "$ref" in node:
+        target: Any = spec()
+        for part in node["$ref"].removeprefix("#/").split("/"):
+            target = target[part]
+        node = target
+    return node
+
+
+@functools.cache
+def _validator(schema_json: str) -> jsonschema.protocols.Validator:
+    schema = _to_json_schema(json.loads(schema_json))
+    return jsonschema.Draft202012Validator(schema, registry=_registry())
+
+
+@functools.cache
+def _registry() -> referencing.Registry[Any]:
+    resource = referencing.Resource.from_contents(
+        _to_json_schema(spec()), default_specification=referencing.jsonschema.DRAFT202012
+    )
+    registry: referencing.Registry[Any] = referencing.Registry().with_resource(_SPEC_URI, resource)
+    return registry
+
+
+def _to_json_schema(node: Any) -> Any:
+    """Translate OpenAPI 3.0 schema keywords into JSON Schema 2020-12."""
+    if isinstance(node, list):
+        return [_to_json_schema(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out = {key: _to_json_schema(value) for key, value in node.items() if key != "example"}
+    if isinstance(out.get("$ref"), str) and out["$ref"].startswith("#/"):
+        out["$ref"] = _SPEC_URI + out["$ref"]
+    if out.get("format") in _INT_RANGES and out.get("type") == "integer":
+        low, high = _INT_RANGES[out["format"]]
+        out.setdefault("minimum", low)
+        out.setdefault("maximum", high)
+    if out.pop("nullable", False):
+        if "type" in out:
+            out["type"] = [out["type"], "null"]
+        elif "$ref" in out:
+            out = {"anyOf": [out, {"type": "null"}]}
+    return out
