@@ -94,10 +94,10 @@ def _message(error: jsonschema.ValidationError) -> str:
         if names:
             return f"one of {' or '.join(names)} must be a non-empty string"
     if error.validator == "additionalProperties":
-        return error.message.replace("Additional properties", "unknown fields")
+        return str(error.message).replace("Additional properties", "unknown fields")
     if error.validator in ("minimum", "maximum") and isinstance(error.instance, int):
         return f"{error.instance} is out of range"
-    return error.message
+    return str(error.message)
 
 
 def _deref(node: dict[str, Any]) -> dict[str, Any]:
