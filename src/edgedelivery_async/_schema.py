@@ -73,7 +73,7 @@ def operations() -> dict[str, Operation]:
     return found
 
 
-def validate(schema: dict[str, Any], instance: object) -> list[Problem]:
+def validate(schema: dict[str, Any], instance: Any) -> list[Problem]:
     """Every way `instance` breaks `schema` (an OpenAPI schema of the document)."""
     validator = _validator(json.dumps(schema, sort_keys=True))
     errors = sorted(validator.iter_errors(instance), key=lambda e: list(map(str, e.path)))
@@ -90,7 +90,8 @@ def field_path(parts: Any) -> str:
 
 def _message(error: jsonschema.ValidationError) -> str:
     if error.validator == "anyOf" and isinstance(error.instance, dict):
-        names = sorted({req for sub in error.validator_value for req in sub.get("required", [])})
+        variants: list[dict[str, Any]] = list(error.schema.get("anyOf", []))  # type: ignore[union-attr]
+        names = sorted({req for sub in variants for req in sub.get("required", [])})
         if names:
             return f"one of {' or '.join(names)} must be a non-empty string"
     if error.validator == "additionalProperties":
