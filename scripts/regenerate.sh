@@ -2,6 +2,7 @@
 # Regenerate generated/edgedelivery_openapi from openapi/edge-delivery-1.0.0.yaml.
 #   scripts/regenerate.sh           rewrite generated/ in place
 #   scripts/regenerate.sh --check   exit 1 and name the files if generated/ is stale
+#   PYTHON=/path/to/python ...      use that interpreter (and the tools beside it)
 # Customizations (config, spec preparation, templates) all live in codegen/.
 set -euo pipefail
 
@@ -10,8 +11,13 @@ RUFF_VERSION="0.17.5"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 SPEC="openapi/edge-delivery-1.0.0.yaml"
 PACKAGE="edgedelivery_openapi"
-PYTHON="${PYTHON:-python3}"
-[ -x "$ROOT/.venv/bin/python" ] && PYTHON="$ROOT/.venv/bin/python"
+# An explicit PYTHON wins; otherwise the repository's .venv, else python3.
+if [ -z "${PYTHON:-}" ]; then
+  PYTHON=python3
+  [ -x "$ROOT/.venv/bin/python" ] && PYTHON="$ROOT/.venv/bin/python"
+fi
+# A bare command name becomes a path, so that the tools beside it (ruff, the generator) are found.
+PYTHON="$(command -v "$PYTHON" || echo "$PYTHON")"
 
 check=false
 case "${1:-}" in
@@ -24,7 +30,7 @@ cd "$ROOT"
 bin_dir="$(dirname "$PYTHON")"
 export PATH="$bin_dir:$PATH"
 have_generator="$("$PYTHON" -c 'import importlib.metadata as m; print(m.version("openapi-python-client"))' 2>/dev/null || true)"
-have_ruff="$(ruff --version 2>/dev/null | awk '{print $2}')"
+have_ruff="$(ruff --version 2>/dev/null | awk '{print $2}' || true)"
 if [ "$have_generator" != "$GENERATOR_VERSION" ] || [ "$have_ruff" != "$RUFF_VERSION" ]; then
   echo "need openapi-python-client==$GENERATOR_VERSION and ruff==$RUFF_VERSION" \
        "(have '${have_generator:-none}' and '${have_ruff:-none}'): pip install -e '.[dev]'" >&2
