@@ -26,7 +26,8 @@ class ObjectResultError:
 
         Attributes:
             location (None | str | Unset):
-            value (Any | Unset): Always null in the reference.
+            value (Any | Unset): Shown only as null in the reference; its type when not null is not shown, so
+                any value, null included, is accepted.
             formatters (list[ObjectResultErrorFormattersItem] | Unset):
             content_types (list[str] | Unset):
             declared_type (str | Unset):
