@@ -1,1 +1,58 @@
 """Asynchronous SDK for the Edge Delivery Management API."""
+
+from ._client import EdgeDeliveryClient
+from ._endpoint import BoundEndpoint
+from ._exceptions import (
+    APIConnectionError,
+    APIError,
+    APIResponseValidationError,
+    APIResultError,
+    APIStatusError,
+    APITimeoutError,
+    AuthenticationError,
+    BadRequestError,
+    ConfigurationError,
+    ConflictError,
+    EdgeDeliveryError,
+    FieldError,
+    InternalServerError,
+    InvalidRequestError,
+    NotFoundError,
+    PermissionDeniedError,
+    RateLimitError,
+    UnprocessableEntityError,
+)
+from ._logging import setup_from_environment as _setup_logging
+from ._response import APIResponse
+from ._retry import RetryPolicy
+from ._timeouts import Timeout
+from ._version import __version__
+
+_setup_logging()
+
+__all__ = [
+    "APIConnectionError",
+    "APIError",
+    "APIResponse",
+    "APIResponseValidationError",
+    "APIResultError",
+    "APIStatusError",
+    "APITimeoutError",
+    "AuthenticationError",
+    "BadRequestError",
+    "BoundEndpoint",
+    "ConfigurationError",
+    "ConflictError",
+    "EdgeDeliveryClient",
+    "EdgeDeliveryError",
+    "FieldError",
+    "InternalServerError",
+    "InvalidRequestError",
+    "NotFoundError",
+    "PermissionDeniedError",
+    "RateLimitError",
+    "RetryPolicy",
+    "Timeout",
+    "UnprocessableEntityError",
+    "__version__",
+]

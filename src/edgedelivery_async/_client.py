@@ -1,0 +1,188 @@
+"""`EdgeDeliveryClient`: the one object users create."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from types import TracebackType
+from typing import Self
+
+import httpx
+
+from ._engine import AccessKey, CallOptions, Engine
+from ._exceptions import ConfigurationError
+from ._resources.compute import Compute
+from ._resources.containers import Containers
+from ._resources.dns_zones import DnsZones
+from ._resources.pull_zones import PullZones
+from ._resources.registries import Registries
+from ._resources.shield import Shield
+from ._retry import RetryPolicy
+from ._timeouts import Timeout
+from ._transport import AiohttpTransport, HttpxTransport, Transport
+
+ACCESS_KEY_ENV = "EDGEDELIVERY_ACCESS_KEY"
+BASE_URL_ENV = "EDGEDELIVERY_BASE_URL"
+
+
+class EdgeDeliveryClient:
+    """Async client for the Edge Delivery Management API.
+
+    `access_key` and `base_url` fall back to EDGEDELIVERY_ACCESS_KEY and
+    EDGEDELIVERY_BASE_URL. Without `http_client` the client uses its own aiohttp
+    connection pool (fast under concurrency); with one, it sends through that
+    `httpx.AsyncClient` (tests inject `httpx.MockTransport` or pytest-httpx this way)
+    and still adds its auth header, user agent, retries, timeouts and error mapping.
+    Plain `http://` is refused except to loopback, unless `allow_insecure_http=True`.
+    """
+
+    pull_zones: PullZones
+    compute: Compute
+    dns_zones: DnsZones
+    containers: Containers
+    registries: Registries
+    shield: Shield
+
+    def __init__(
+        self,
+        access_key: str | None = None,
+        base_url: str | None = None,
+        *,
+        timeout: Timeout | float | None = None,
+        max_retries: int | None = None,
+        retry: RetryPolicy | None = None,
+        default_headers: Mapping[str, str] | None = None,
+        http_client: httpx.AsyncClient | None = None,
+        max_connections: int = 100,
+        allow_insecure_http: bool = False,
+    ) -> None:
+        key = access_key if access_key is not None else os.environ.get(ACCESS_KEY_ENV)
+        url = base_url if base_url is not None else os.environ.get(BASE_URL_ENV, "")
+        if http_client is not None and not isinstance(http_client, httpx.AsyncClient):
+            raise ConfigurationError("http_client must be an httpx.AsyncClient")
+        if isinstance(max_connections, bool) or not isinstance(max_connections, int):
+            raise ConfigurationError("max_connections must be a positive integer")
+        if max_connections < 1:
+            raise ConfigurationError("max_connections must be a positive integer")
+        transport: Transport = (
+            HttpxTransport(http_client)
+            if http_client is not None
+            else AiohttpTransport(max_connections=max_connections)
+        )
+        engine = Engine(
+            base_url=url,
+            access_key=AccessKey(key) if key else None,
+            transport=transport,
+            allow_insecure_http=allow_insecure_http,
+        )
+        options = _options(
+            CallOptions(),
+            timeout=timeout,
+            max_retries=max_retries,
+            retry=retry,
+            headers=default_headers,
+        )
+        self._setup(engine, options, owns_engine=True)
+
+    def _setup(self, engine: Engine, options: CallOptions, *, owns_engine: bool) -> None:
+        self._engine = engine
+        self._options = options
+        self._owns_engine = owns_engine
+        self.pull_zones = PullZones(self)
+        self.compute = Compute(self)
+        self.dns_zones = DnsZones(self)
+        self.containers = Containers(self)
+        self.registries = Registries(self)
+        self.shield = Shield(self)
+
+    @property
+    def base_url(self) -> str:
+        """The base URL every path is appended to."""
+        return self._engine.base_url
+
+    @property
+    def timeout(self) -> Timeout:
+        """The timeouts of each attempt."""
+        return self._options.timeout
+
+    @property
+    def retry(self) -> RetryPolicy:
+        """The retry policy."""
+        return self._options.retry
+
+    def with_options(
+        self,
+        *,
+        timeout: Timeout | float | None = None,
+        max_retries: int | None = None,
+        retry: RetryPolicy | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> EdgeDeliveryClient:
+        """A client with other timeouts, retries or extra headers, sharing this connection pool.
+
+        Closing the copy leaves the pool open; close the original when done.
+        """
+        copy = object.__new__(EdgeDeliveryClient)
+        merged = {**self._options.headers, **(headers or {})}
+        options = _options(
+            self._options, timeout=timeout, max_retries=max_retries, retry=retry, headers=merged
+        )
+        copy._setup(self._engine, options, owns_engine=False)
+        return copy
+
+    async def aclose(self) -> None:
+        """Close the connection pool (a caller's own `http_client` stays open)."""
+        if self._owns_engine:
+            await self._engine.transport.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc_value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    def __repr__(self) -> str:
+        key = "'***'" if self._engine.access_key else "None"
+        return f"EdgeDeliveryClient(base_url={self.base_url!r}, access_key={key})"
+
+
+def _options(
+    base: CallOptions,
+    *,
+    timeout: Timeout | float | None,
+    max_retries: int | None,
+    retry: RetryPolicy | None,
+    headers: Mapping[str, str] | None,
+) -> CallOptions:
+    policy = retry if retry is not None else base.retry
+    if not isinstance(policy, RetryPolicy):
+        raise ConfigurationError("retry must be a RetryPolicy")
+    if max_retries is not None:
+        policy = RetryPolicy(
+            max_retries=max_retries,
+            initial_delay=policy.initial_delay,
+            max_delay=policy.max_delay,
+            max_retry_after=policy.max_retry_after,
+            jitter=policy.jitter,
+        )
+    return CallOptions(
+        timeout=Timeout.of(timeout) if timeout is not None else base.timeout,
+        retry=policy,
+        headers=_check_headers(headers) if headers is not None else base.headers,
+    )
+
+
+def _check_headers(headers: Mapping[str, str]) -> dict[str, str]:
+    if not isinstance(headers, Mapping):
+        raise ConfigurationError("headers must be a mapping of strings")
+    for name, value in headers.items():
+        if not isinstance(name, str) or not isinstance(value, str):
+            raise ConfigurationError("header names and values must be strings")
+        if not name or any(c in name + value for c in "\r\n\0") or ":" in name:
+            raise ConfigurationError(f"invalid header {name!r}")
+    return dict(headers)

@@ -1,0 +1,256 @@
+"""The request loop shared by a client and its `with_options` copies.
+
+It owns what every call has in common: the base URL, the access key, the
+transport, headers, the retry loop, same-origin redirects, the pause that a 429
+imposes on every call of the client, and one debug log line per attempt.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import logging
+import platform
+import time
+from collections.abc import Mapping
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+
+from ._exceptions import APIConnectionError, ConfigurationError, status_error
+from ._retry import RetryPolicy
+from ._timeouts import Timeout
+from ._transport import RawRequest, RawResponse, Transport, origin
+from ._version import __version__
+
+log = logging.getLogger("edgedelivery_async")
+
+USER_AGENT = f"edgedelivery-async/{__version__} (python {platform.python_version()})"
+_REDIRECTS = frozenset({301, 302, 303, 307, 308})
+_MAX_REDIRECTS = 5
+
+# Set by `with_response`: the engine appends each call's final reply here.
+captured_responses: ContextVar[list[RawResponse] | None] = ContextVar(
+    "edgedelivery_captured_responses", default=None
+)
+
+
+@dataclass(frozen=True, slots=True)
+class CallOptions:
+    """Per-client settings that `with_options` may change."""
+
+    timeout: Timeout = field(default_factory=Timeout)
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    headers: Mapping[str, str] = field(default_factory=dict)
+
+
+class AccessKey:
+    """The access key, kept out of reprs, logs and messages."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str) -> None:
+        if not isinstance(value, str) or not value.strip():
+            raise ConfigurationError("access_key must be a non-empty string")
+        if not value.isascii() or not value.isprintable():
+            raise ConfigurationError("access_key must be printable ASCII (no line breaks)")
+        self._value = value
+
+    def reveal(self) -> str:
+        """The key itself, for the AccessKey header only."""
+        return self._value
+
+    def __repr__(self) -> str:
+        return "AccessKey('***')"
+
+    __str__ = __repr__
+
+
+class Engine:
+    """Sends requests for one base URL with one key over one transport."""
+
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        access_key: AccessKey | None,
+        transport: Transport,
+        allow_insecure_http: bool,
+    ) -> None:
+        self.base_url = check_base_url(base_url, allow_insecure_http=allow_insecure_http)
+        self.access_key = access_key
+        self.transport = transport
+        self._origin = origin(self.base_url)
+        self._paused_until = 0.0
+
+    def pause(self, seconds: float) -> None:
+        """Hold every call of this client for `seconds` (after a 429)."""
+        self._paused_until = max(self._paused_until, time.monotonic() + seconds)
+
+    async def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        body: bytes | None,
+        requires_key: bool,
+        options: CallOptions,
+    ) -> RawResponse:
+        """Send with retries; return a 2xx reply or raise the SDK's error for it."""
+        request = RawRequest(method, self.base_url + path, path, self._headers(options, body))
+        request.content = body
+        if requires_key and self.access_key is None:
+            raise ConfigurationError(
+                f"{method} {path} needs an access key: pass access_key= "
+                "or set EDGEDELIVERY_ACCESS_KEY"
+            )
+        retries = redirects = 0
+        while True:
+            await self._wait_for_pause()
+            try:
+                reply = await self.transport.send(request, options.timeout)
+            except APIConnectionError as error:
+                delay = (
+                    options.retry.delay(retries)
+                    if options.retry.retryable_error(method, error)
+                    else None
+                )
+                _log_failure(request, error, delay, retries, options.retry)
+                if delay is None:
+                    raise
+                retries += 1
+                await asyncio.sleep(delay)
+                continue
+            reply.retries_taken = retries
+            if log.isEnabledFor(logging.DEBUG):
+                log.debug(
+                    "%s %s -> %s in %.1f ms", method, path, reply.status, reply.elapsed * 1000
+                )
+            if 200 <= reply.status < 300:
+                slot = captured_responses.get()
+                if slot is not None:
+                    slot.append(reply)
+                return reply
+            if reply.status in _REDIRECTS and redirects < _MAX_REDIRECTS:
+                target = self._redirect_target(request, reply)
+                if target is not None:
+                    redirects += 1
+                    request.url, request.path = target, _path_of(target)
+                    continue
+            delay = None
+            if options.retry.retryable_status(method, reply.status):
+                delay = options.retry.delay(retries, reply.retry_after())
+            if delay is None:
+                raise status_error(reply, _error_body(reply))
+            if reply.status == 429:
+                self.pause(delay)
+            log.debug(
+                "retrying %s %s in %.2f s after status %s (retry %d of %d)",
+                method,
+                path,
+                delay,
+                reply.status,
+                retries + 1,
+                options.retry.max_retries,
+            )
+            retries += 1
+            await asyncio.sleep(delay)
+
+    def _headers(self, options: CallOptions, body: bytes | None) -> dict[str, str]:
+        headers = dict(options.headers)
+        headers["User-Agent"] = USER_AGENT
+        headers["Accept"] = "application/json"
+        if body is not None:
+            headers["Content-Type"] = "application/json"
+        if self.access_key is not None:
+            headers["AccessKey"] = self.access_key.reveal()
+        return headers
+
+    async def _wait_for_pause(self) -> None:
+        if self._paused_until:
+            remaining = self._paused_until - time.monotonic()
+            if remaining > 0:
+                await asyncio.sleep(remaining)
+
+    def _redirect_target(self, request: RawRequest, reply: RawResponse) -> str | None:
+        """A same-origin redirect that keeps the request's meaning, else None."""
+        location = reply.headers.get("location")
+        if not location or (request.method != "GET" and reply.status not in (307, 308)):
+            return None
+        target = urljoin(request.url, location)
+        if origin(target) != self._origin:
+            log.warning(
+                "not following a redirect of %s %s to another host", request.method, request.path
+            )
+            return None
+        return target
+
+
+def check_base_url(base_url: str, *, allow_insecure_http: bool) -> str:
+    """A usable base URL without a trailing slash; plain http only to loopback or on opt-in."""
+    if not isinstance(base_url, str) or not base_url.strip():
+        raise ConfigurationError("no base URL: pass base_url= or set EDGEDELIVERY_BASE_URL")
+    base_url = base_url.strip().rstrip("/")
+    try:
+        parts = urlsplit(base_url)
+        host = parts.hostname
+        parts.port  # noqa: B018 - raises ValueError for a bad port
+    except ValueError as exc:
+        raise ConfigurationError(f"base_url is not a valid URL: {exc}") from None
+    if parts.scheme not in ("http", "https") or not host:
+        raise ConfigurationError("base_url must be an absolute http:// or https:// URL")
+    if parts.username or parts.password or parts.query or parts.fragment:
+        raise ConfigurationError("base_url must not carry credentials, a query or a fragment")
+    if parts.scheme == "http" and not allow_insecure_http and not _is_loopback(host):
+        raise ConfigurationError(
+            "refusing to send the access key over plain http:// to a non-loopback host; "
+            "use https:// or pass allow_insecure_http=True"
+        )
+    return base_url
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _path_of(url: str) -> str:
+    return urlsplit(url).path or "/"
+
+
+def _error_body(reply: RawResponse) -> Any:
+    """The body of an error reply: JSON when it parses, else text, else None."""
+    if not reply.content:
+        return None
+    try:
+        return reply.json()
+    except (ValueError, RecursionError):
+        return reply.content.decode("utf-8", errors="replace")
+
+
+def _log_failure(
+    request: RawRequest,
+    error: APIConnectionError,
+    delay: float | None,
+    retries: int,
+    retry: RetryPolicy,
+) -> None:
+    if not log.isEnabledFor(logging.DEBUG):
+        return
+    if delay is None:
+        log.debug("%s %s failed: %s (not retried)", request.method, request.path, error)
+    else:
+        log.debug(
+            "retrying %s %s in %.2f s after %s (retry %d of %d)",
+            request.method,
+            request.path,
+            delay,
+            type(error).__name__,
+            retries + 1,
+            retry.max_retries,
+        )

@@ -1,0 +1,254 @@
+"""One exception tree for everything a facade call can raise.
+
+EdgeDeliveryError
+├── ConfigurationError            bad client settings (also a ValueError)
+├── InvalidRequestError           bad input, raised before sending (also a ValueError)
+├── APIConnectionError            no usable reply
+│   └── APITimeoutError
+└── APIError                      a reply that reports or is a failure
+    ├── APIStatusError            non-2xx status, one subclass per common status
+    ├── APIResultError            2xx whose body reports failure
+    └── APIResponseValidationError 2xx whose body is not the documented shape
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from http import HTTPStatus
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import httpx
+
+    from ._schema import Problem
+    from ._transport import RawResponse
+
+
+class EdgeDeliveryError(Exception):
+    """Base class of every error the SDK raises."""
+
+
+class ConfigurationError(EdgeDeliveryError, ValueError):
+    """The client is configured so that no request can be made (no base URL, plain http)."""
+
+
+@dataclass(frozen=True, slots=True)
+class FieldError:
+    """One problem with one field, as the server or the validator reported it."""
+
+    field: str | None
+    message: str
+
+
+class InvalidRequestError(EdgeDeliveryError, ValueError):
+    """The caller's input breaks the API's documented rules; nothing was sent."""
+
+    def __init__(self, operation: str, problems: Sequence[Problem]) -> None:
+        self.operation = operation
+        self.errors = [FieldError(p.field or None, p.message) for p in problems]
+        listed = "; ".join(str(p) for p in problems)
+        super().__init__(f"{operation}: invalid request, nothing was sent: {listed}")
+
+
+class APIConnectionError(EdgeDeliveryError):
+    """No usable reply: the connection failed, broke, or timed out.
+
+    `request_sent` is False only when the connection never opened, so the server
+    cannot have acted on the request.
+    """
+
+    def __init__(self, message: str, *, method: str, path: str, request_sent: bool) -> None:
+        self.method = method
+        self.path = path
+        self.request_sent = request_sent
+        super().__init__(f"{method} {path}: {message}")
+
+
+class APITimeoutError(APIConnectionError):
+    """The request timed out (connecting, or waiting for the reply)."""
+
+
+class APIError(EdgeDeliveryError):
+    """A reply that reports or is a failure, with whatever the body said about it.
+
+    The fields are filled from whichever error family the body belongs to: the core
+    record (`ErrorKey`, `Field`, `Message`), the container validation-style and
+    problem-style bodies, the shield result object, or the `{error, data}` wrapper.
+    """
+
+    def __init__(self, raw: RawResponse, body: Any, *, message: str | None = None) -> None:
+        details = error_details(body)
+        self.raw = raw
+        self.method = raw.method
+        self.path = raw.path
+        self.status_code = raw.status
+        self.headers = raw.headers
+        self.body = body
+        self.error_key: str | None = details.error_key
+        self.field: str | None = details.field
+        self.message: str | None = message or details.message
+        self.errors: list[FieldError] = details.errors
+        super().__init__(self._describe())
+
+    @property
+    def response(self) -> httpx.Response:
+        """The reply as an `httpx.Response` (the access key is not in its request)."""
+        return self.raw.to_httpx()
+
+    def _describe(self) -> str:
+        reason = _reason(self.status_code)
+        text = f"{self.method} {self.path} -> {self.status_code}{reason}"
+        if self.message:
+            text += f": {self.message}"
+        extra = [f"{k}={v}" for k, v in (("error_key", self.error_key), ("field", self.field)) if v]
+        extra += [f"{e.field}: {e.message}" if e.field else e.message for e in self.errors]
+        return f"{text} ({'; '.join(extra)})" if extra else text
+
+
+class APIStatusError(APIError):
+    """The server answered with a non-2xx status."""
+
+    def __init__(self, raw: RawResponse, body: Any, *, message: str | None = None) -> None:
+        self.retry_after: float | None = raw.retry_after()
+        super().__init__(raw, body, message=message)
+
+
+class BadRequestError(APIStatusError):
+    """400."""
+
+
+class AuthenticationError(APIStatusError):
+    """401: the access key is missing, wrong, or not allowed here."""
+
+
+class PermissionDeniedError(APIStatusError):
+    """403."""
+
+
+class NotFoundError(APIStatusError):
+    """404."""
+
+
+class ConflictError(APIStatusError):
+    """409."""
+
+
+class UnprocessableEntityError(APIStatusError):
+    """422."""
+
+
+class RateLimitError(APIStatusError):
+    """429; `retry_after` holds the server's Retry-After in seconds when given."""
+
+
+class InternalServerError(APIStatusError):
+    """Any status of 500 or above (520 included)."""
+
+
+class APIResultError(APIError):
+    """A 2xx reply whose body reports failure (`{error: {success: false}}`, a registry `error`)."""
+
+
+class APIResponseValidationError(APIError):
+    """A 2xx reply whose body cannot be read as the documented shape."""
+
+
+_STATUS_ERRORS: dict[int, type[APIStatusError]] = {
+    400: BadRequestError,
+    401: AuthenticationError,
+    403: PermissionDeniedError,
+    404: NotFoundError,
+    409: ConflictError,
+    422: UnprocessableEntityError,
+    429: RateLimitError,
+}
+
+
+def status_error(raw: RawResponse, body: Any) -> APIStatusError:
+    """The exception for a non-2xx reply."""
+    if raw.status >= 500:
+        return InternalServerError(raw, body)
+    return _STATUS_ERRORS.get(raw.status, APIStatusError)(raw, body)
+
+
+@dataclass(slots=True)
+class ErrorDetails:
+    """What an error body says, whatever its family."""
+
+    error_key: str | None = None
+    field: str | None = None
+    message: str | None = None
+    errors: list[FieldError] = None  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        if self.errors is None:
+            self.errors = []
+
+
+def error_details(body: Any) -> ErrorDetails:
+    """Read an error body of any family; never raises."""
+    details = ErrorDetails()
+    if isinstance(body, str):
+        details.message = _summary_of_text(body)
+        return details
+    if not isinstance(body, Mapping):
+        return details
+    wrapper = body.get("error")
+    if isinstance(wrapper, Mapping):  # {error: {success, message, errorKey}, data}
+        details.error_key = _text(wrapper.get("errorKey"))
+        details.message = _text(wrapper.get("message"))
+    elif isinstance(wrapper, str) and wrapper:  # registry create: {id, error}
+        details.message = wrapper
+    if any(k in body for k in ("ErrorKey", "Field", "Message")):  # core ApiErrorData
+        details.error_key = _text(body.get("ErrorKey"))
+        details.field = _text(body.get("Field"))
+        details.message = _text(body.get("Message"))
+    if "statusCode" in body and "declaredType" in body:  # shield result object
+        details.message = f"result object with status {body.get('statusCode')}"
+    if "title" in body or "detail" in body:  # problem-style and validation-style
+        details.message = _text(body.get("detail")) or _text(body.get("title"))
+        details.error_key = details.error_key or _text(body.get("type"))
+    details.errors = _field_errors(body.get("errors"))
+    return details
+
+
+def _field_errors(errors: Any) -> list[FieldError]:
+    if isinstance(errors, Mapping):  # ASP.NET style {field: [messages]}
+        return [
+            FieldError(_text(name), _text(msg) or "")
+            for name, messages in errors.items()
+            for msg in (messages if isinstance(messages, list) else [messages])
+        ]
+    if isinstance(errors, list):
+        found = []
+        for item in errors:
+            if isinstance(item, Mapping):
+                found.append(FieldError(_text(item.get("field")), _text(item.get("message")) or ""))
+            elif item is not None:
+                found.append(FieldError(None, _text(item) or ""))
+        return found
+    return []
+
+
+def _text(value: Any) -> str | None:
+    if value is None or value == "":
+        return None
+    return value if isinstance(value, str) else json.dumps(value, default=str)
+
+
+def _summary_of_text(text: str) -> str | None:
+    stripped = " ".join(text.split())
+    if not stripped:
+        return None
+    if stripped.lstrip().startswith("<"):
+        return f"non-JSON reply ({len(text)} characters of markup)"
+    return stripped[:200]
+
+
+def _reason(status: int) -> str:
+    try:
+        return f" {HTTPStatus(status).phrase}"
+    except ValueError:
+        return ""

@@ -1,0 +1,1 @@
+"""One resource class per API area; `EdgeDeliveryClient` exposes them as attributes."""

@@ -1,0 +1,61 @@
+"""When to retry, and how long to wait: one small policy object.
+
+Idempotent methods (GET, and the PUT that replaces a template's environment) are
+retried after connection failures and on 408, 429, 500, 502, 503 and 504. A POST is
+retried only when the server cannot have acted on it: 429, 503, or a connection
+that never opened; never after a timeout waiting for the reply.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from ._exceptions import APIConnectionError, ConfigurationError
+
+_IDEMPOTENT = frozenset({"GET", "HEAD", "PUT", "DELETE", "OPTIONS"})
+_RETRY_IDEMPOTENT = frozenset({408, 429, 500, 502, 503, 504})
+_RETRY_ANY_METHOD = frozenset({429, 503})
+
+
+@dataclass(frozen=True, slots=True)
+class RetryPolicy:
+    """Retries with exponential backoff and jitter, honouring Retry-After up to a cap.
+
+    The n-th retry waits `initial_delay * 2**n` seconds (at most `max_delay`), less up
+    to `jitter` of it at random. A Retry-After of up to `max_retry_after` seconds is
+    waited as given; a longer one ends the retries, and the error carries it.
+    """
+
+    max_retries: int = 2
+    initial_delay: float = 0.5
+    max_delay: float = 8.0
+    max_retry_after: float = 60.0
+    jitter: float = 0.25
+
+    def __post_init__(self) -> None:
+        if isinstance(self.max_retries, bool) or not isinstance(self.max_retries, int):
+            raise ConfigurationError("max_retries must be an integer")
+        if self.max_retries < 0:
+            raise ConfigurationError("max_retries must not be negative")
+        if not 0 <= self.jitter <= 1:
+            raise ConfigurationError("jitter must be between 0 and 1")
+
+    def retryable_status(self, method: str, status: int) -> bool:
+        """Whether a reply with this status may be retried for this method."""
+        if method in _IDEMPOTENT:
+            return status in _RETRY_IDEMPOTENT
+        return status in _RETRY_ANY_METHOD
+
+    def retryable_error(self, method: str, error: APIConnectionError) -> bool:
+        """Whether a connection failure may be retried for this method."""
+        return method in _IDEMPOTENT or not error.request_sent
+
+    def delay(self, retries_taken: int, retry_after: float | None = None) -> float | None:
+        """Seconds before the next attempt, or None when no attempt is left."""
+        if retries_taken >= self.max_retries:
+            return None
+        if retry_after is not None:
+            return retry_after if retry_after <= self.max_retry_after else None
+        backoff = min(self.initial_delay * 2.0**retries_taken, self.max_delay)
+        return backoff * (1.0 - self.jitter * random.random())  # noqa: S311 - jitter, not crypto

@@ -1,0 +1,31 @@
+"""Timeouts as one small value object, the same for every HTTP stack."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ._exceptions import ConfigurationError
+
+
+@dataclass(frozen=True, slots=True)
+class Timeout:
+    """Seconds allowed to connect, to wait for reply data, and for a whole attempt."""
+
+    connect: float = 5.0
+    read: float = 30.0
+    total: float = 60.0
+
+    def __post_init__(self) -> None:
+        for name in ("connect", "read", "total"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+                raise ConfigurationError(f"Timeout.{name} must be a positive number of seconds")
+
+    @classmethod
+    def of(cls, value: Timeout | float) -> Timeout:
+        """A Timeout from a Timeout or a number of seconds for the whole attempt."""
+        if isinstance(value, Timeout):
+            return value
+        if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+            raise ConfigurationError("timeout must be a Timeout or a positive number of seconds")
+        return cls(connect=min(5.0, value), read=value, total=value)

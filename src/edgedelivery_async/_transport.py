@@ -1,0 +1,229 @@
+"""Sending one HTTP request: the small seam between the facade and an HTTP stack.
+
+Two stacks sit behind one protocol. The default is aiohttp, measured several times
+faster than httpx under concurrency (shared/notes/performance.md, benchmarks/); a
+caller's own `httpx.AsyncClient` (for example with `httpx.MockTransport`) is used as
+given. Both map every failure into the SDK's connection errors, follow no
+redirects themselves, and return the whole body as bytes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import functools
+import json
+import ssl
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+from urllib.parse import urlsplit
+
+import aiohttp
+import httpx
+from yarl import URL
+
+from ._exceptions import APIConnectionError, APITimeoutError
+from ._timeouts import Timeout
+
+
+@dataclass(slots=True)
+class RawRequest:
+    """A request ready to send: absolute URL (path already percent-encoded)."""
+
+    method: str
+    url: str
+    path: str
+    headers: dict[str, str]
+    content: bytes | None = None
+
+
+@dataclass(slots=True)
+class RawResponse:
+    """A reply: status, case-insensitive headers and the whole body."""
+
+    method: str
+    url: str
+    path: str
+    status: int
+    headers: Mapping[str, str]
+    content: bytes
+    elapsed: float = 0.0
+    retries_taken: int = 0
+    _json: Any = field(default=None, repr=False)
+
+    def json(self) -> Any:
+        """The body parsed as JSON (raises `ValueError` when it is not JSON)."""
+        if self._json is None:
+            self._json = json.loads(self.content)
+        return self._json
+
+    def retry_after(self) -> float | None:
+        """The Retry-After header in seconds (number or HTTP date), or None."""
+        return parse_retry_after(self.headers.get("retry-after"))
+
+    def to_httpx(self) -> httpx.Response:
+        """The reply as an `httpx.Response`; its request carries no credentials."""
+        request = httpx.Request(self.method, self.url)
+        return httpx.Response(
+            self.status, headers=list(self.headers.items()), content=self.content, request=request
+        )
+
+
+def parse_retry_after(value: str | None) -> float | None:
+    """Seconds to wait from a Retry-After value: delta-seconds or an HTTP date."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        seconds = float(value)
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError, IndexError):
+            return None
+        if when.tzinfo is None:
+            return None
+        seconds = when.timestamp() - time.time()
+    if seconds != seconds or seconds in (float("inf"), float("-inf")):
+        return None
+    return max(0.0, seconds)
+
+
+class Transport(Protocol):
+    """What the facade needs of an HTTP stack."""
+
+    async def send(self, request: RawRequest, timeout: Timeout) -> RawResponse: ...
+
+    async def aclose(self) -> None: ...
+
+
+@functools.cache
+def shared_ssl_context() -> ssl.SSLContext:
+    """One default-verifying SSL context for every client in the process."""
+    return ssl.create_default_context()
+
+
+class AiohttpTransport:
+    """The default stack: one aiohttp session, created on first use in the running loop."""
+
+    def __init__(self, *, max_connections: int = 100) -> None:
+        self.max_connections = max_connections
+        self._session: aiohttp.ClientSession | None = None
+        self._timeouts: dict[Timeout, aiohttp.ClientTimeout] = {}
+
+    def _open(self) -> aiohttp.ClientSession:
+        connector = aiohttp.TCPConnector(
+            limit=self.max_connections, limit_per_host=0, ssl=shared_ssl_context()
+        )
+        self._session = aiohttp.ClientSession(
+            connector=connector,
+            cookie_jar=aiohttp.DummyCookieJar(),
+            skip_auto_headers=("User-Agent",),
+            trust_env=True,
+        )
+        return self._session
+
+    def _client_timeout(self, timeout: Timeout) -> aiohttp.ClientTimeout:
+        found = self._timeouts.get(timeout)
+        if found is None:
+            found = aiohttp.ClientTimeout(
+                total=timeout.total, sock_connect=timeout.connect, sock_read=timeout.read
+            )
+            self._timeouts[timeout] = found
+        return found
+
+    async def send(self, request: RawRequest, timeout: Timeout) -> RawResponse:
+        session = self._session or self._open()
+        started = time.monotonic()
+        try:
+            async with session.request(
+                request.method,
+                URL(request.url, encoded=True),
+                headers=request.headers,
+                data=request.content,
+                allow_redirects=False,
+                timeout=self._client_timeout(timeout),
+            ) as reply:
+                content = await reply.read()
+                return RawResponse(
+                    request.method,
+                    request.url,
+                    request.path,
+                    reply.status,
+                    reply.headers,
+                    content,
+                    time.monotonic() - started,
+                )
+        except aiohttp.ConnectionTimeoutError as exc:
+            raise _timeout(request, "timed out connecting", sent=False) from exc
+        except (aiohttp.ServerTimeoutError, TimeoutError) as exc:
+            raise _timeout(request, "timed out waiting for the reply", sent=True) from exc
+        except aiohttp.ClientConnectorError as exc:
+            raise _broken(request, f"could not connect ({type(exc).__name__})", sent=False) from exc
+        except (aiohttp.ClientError, OSError) as exc:
+            raise _broken(request, f"connection failed ({type(exc).__name__})", sent=True) from exc
+
+    async def aclose(self) -> None:
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
+
+
+class HttpxTransport:
+    """A caller's `httpx.AsyncClient`, used as given; closing it stays the caller's job."""
+
+    def __init__(self, client: httpx.AsyncClient) -> None:
+        self.client = client
+
+    async def send(self, request: RawRequest, timeout: Timeout) -> RawResponse:
+        started = time.monotonic()
+        built = self.client.build_request(
+            request.method,
+            request.url,
+            headers=request.headers,
+            content=request.content,
+            timeout=httpx.Timeout(timeout.read, connect=timeout.connect, pool=timeout.total),
+        )
+        try:
+            async with asyncio.timeout(timeout.total):
+                reply = await self.client.send(built, follow_redirects=False)
+                try:
+                    content = await reply.aread()
+                finally:
+                    await reply.aclose()
+        except (httpx.ConnectTimeout, httpx.PoolTimeout) as exc:
+            raise _timeout(request, "timed out connecting", sent=False) from exc
+        except (httpx.TimeoutException, TimeoutError) as exc:
+            raise _timeout(request, "timed out waiting for the reply", sent=True) from exc
+        except httpx.ConnectError as exc:
+            raise _broken(request, f"could not connect ({type(exc).__name__})", sent=False) from exc
+        except (httpx.HTTPError, httpx.StreamError, OSError) as exc:
+            raise _broken(request, f"connection failed ({type(exc).__name__})", sent=True) from exc
+        return RawResponse(
+            request.method,
+            request.url,
+            request.path,
+            reply.status_code,
+            reply.headers,
+            content,
+            time.monotonic() - started,
+        )
+
+    async def aclose(self) -> None:
+        """The caller owns the client."""
+
+
+def origin(url: str) -> tuple[str, str, int | None]:
+    """(scheme, host, port) of a URL, for same-origin checks."""
+    parts = urlsplit(url)
+    return parts.scheme.lower(), (parts.hostname or "").lower(), parts.port
+
+
+def _timeout(request: RawRequest, what: str, *, sent: bool) -> APITimeoutError:
+    return APITimeoutError(what, method=request.method, path=request.path, request_sent=sent)
+
+
+def _broken(request: RawRequest, what: str, *, sent: bool) -> APIConnectionError:
+    return APIConnectionError(what, method=request.method, path=request.path, request_sent=sent)
