@@ -1,5 +1,6 @@
 """Asynchronous SDK for the Edge Delivery Management API."""
 
+from ._bulk import BulkOutcome, BulkProgress, BulkResult, RateLimiter, collect, fan_out
 from ._client import EdgeDeliveryClient
 from ._endpoint import BoundEndpoint
 from ._exceptions import (
@@ -41,6 +42,9 @@ __all__ = [
     "AuthenticationError",
     "BadRequestError",
     "BoundEndpoint",
+    "BulkOutcome",
+    "BulkProgress",
+    "BulkResult",
     "ConfigurationError",
     "ConflictError",
     "EdgeDeliveryClient",
@@ -51,8 +55,11 @@ __all__ = [
     "NotFoundError",
     "PermissionDeniedError",
     "RateLimitError",
+    "RateLimiter",
     "RetryPolicy",
     "Timeout",
     "UnprocessableEntityError",
     "__version__",
+    "collect",
+    "fan_out",
 ]

@@ -96,6 +96,9 @@ class Transport(Protocol):
 
     async def send(self, request: RawRequest, timeout: Timeout) -> RawResponse: ...
 
+    def reserve_connections(self, count: int) -> None:
+        """Allow at least `count` connections at once, where the stack still can."""
+
     async def aclose(self) -> None: ...
 
 
@@ -112,6 +115,11 @@ class AiohttpTransport:
         self.max_connections = max_connections
         self._session: aiohttp.ClientSession | None = None
         self._timeouts: dict[Timeout, aiohttp.ClientTimeout] = {}
+
+    def reserve_connections(self, count: int) -> None:
+        """Raise the pool size to `count` if the pool is not open yet."""
+        if self._session is None:
+            self.max_connections = max(self.max_connections, count)
 
     def _open(self) -> aiohttp.ClientSession:
         connector = aiohttp.TCPConnector(
@@ -210,6 +218,9 @@ class HttpxTransport:
             content,
             time.monotonic() - started,
         )
+
+    def reserve_connections(self, count: int) -> None:
+        """The caller's client keeps its own pool limits."""
 
     async def aclose(self) -> None:
         """The caller owns the client."""

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterable, AsyncIterator, Iterable
+from typing import TypeVar
+
 from edgedelivery_openapi.models import ShieldZoneConfig, UploadScanningConfig
 
+from .._bulk import BulkProgress, BulkResult, fan_out
 from .._endpoint import endpoint
 from .._response import json_body, member, parse_model
 from ._base import Resource
+
+K = TypeVar("K", int, str)
 
 
 class Shield(Resource):
@@ -25,3 +31,42 @@ class Shield(Resource):
         raw = await self._send("ShieldZone_GetUploadScanning", {"shieldZoneId": shield_zone_id})
         body = json_body(raw)
         return parse_model(UploadScanningConfig, raw, member(raw, body, "data"))
+
+    def iter_zones_by_pull_zones(
+        self,
+        pull_zone_ids: Iterable[K] | AsyncIterable[K],
+        *,
+        concurrency: int = 100,
+        rate_limit: float | None = None,
+        progress: BulkProgress | None = None,
+    ) -> AsyncIterator[BulkResult[K, ShieldZoneConfig]]:
+        """Read the shield configuration of many pull zones; results stream as they finish.
+
+        Every id yields one `BulkResult` (key = the pull zone id). See `fan_out`.
+        """
+        self._client._engine.transport.reserve_connections(concurrency)
+        return fan_out(
+            self.get_zone_by_pull_zone,
+            pull_zone_ids,
+            concurrency=concurrency,
+            rate_limit=rate_limit,
+            progress=progress,
+        )
+
+    def iter_upload_scanning(
+        self,
+        shield_zone_ids: Iterable[K] | AsyncIterable[K],
+        *,
+        concurrency: int = 100,
+        rate_limit: float | None = None,
+        progress: BulkProgress | None = None,
+    ) -> AsyncIterator[BulkResult[K, UploadScanningConfig]]:
+        """Read the upload scanning state of many shield zones; see `iter_zones_by_pull_zones`."""
+        self._client._engine.transport.reserve_connections(concurrency)
+        return fan_out(
+            self.get_upload_scanning,
+            shield_zone_ids,
+            concurrency=concurrency,
+            rate_limit=rate_limit,
+            progress=progress,
+        )

@@ -1,0 +1,195 @@
+"""Fan one facade call out over many keys, concurrently, with results streaming back.
+
+`fan_out(call, keys)` is the one mechanism under every bulk read: keys are read
+lazily (never more than `concurrency` ahead of what has been yielded), at most
+`concurrency` calls are in flight, every key yields exactly one `BulkResult`, and
+leaving the loop early cancels what is in flight. Retries are the client's; a 429
+pauses every call of the client (see `_engine`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Generic, TypeVar
+
+from ._exceptions import ConfigurationError
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+@dataclass(frozen=True, slots=True)
+class BulkResult(Generic[K, V]):
+    """The outcome for one key: `value` when `ok`, else `error` (an EdgeDeliveryError)."""
+
+    key: K
+    value: V | None = None
+    error: Exception | None = None
+
+    @property
+    def ok(self) -> bool:
+        """True when the call for this key succeeded."""
+        return self.error is None
+
+
+@dataclass(slots=True)
+class BulkProgress:
+    """Live counters of a run, for progress bars and metrics; read them at any time."""
+
+    started: int = 0
+    succeeded: int = 0
+    failed: int = 0
+    started_at: float = field(default_factory=time.monotonic)
+
+    @property
+    def done(self) -> int:
+        """Keys with a result."""
+        return self.succeeded + self.failed
+
+    @property
+    def in_flight(self) -> int:
+        """Keys read from the source whose result has not been yielded yet."""
+        return self.started - self.done
+
+    @property
+    def elapsed(self) -> float:
+        """Seconds since the run started."""
+        return time.monotonic() - self.started_at
+
+    @property
+    def rate(self) -> float:
+        """Results per second so far."""
+        elapsed = self.elapsed
+        return self.done / elapsed if elapsed > 0 else 0.0
+
+
+@dataclass(slots=True)
+class BulkOutcome(Generic[K, V]):
+    """A whole run collected: values and errors by key."""
+
+    values: dict[K, V] = field(default_factory=dict)
+    errors: dict[K, Exception] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        """True when no key failed."""
+        return not self.errors
+
+
+class RateLimiter:
+    """Spaces calls `1 / rate` seconds apart; each caller reserves its slot before waiting."""
+
+    def __init__(
+        self,
+        rate: float,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
+    ) -> None:
+        if isinstance(rate, bool) or not isinstance(rate, int | float) or not rate > 0:
+            raise ConfigurationError("rate_limit must be a positive number of requests per second")
+        self.interval = 1.0 / rate
+        self._clock = clock
+        self._sleep = sleep
+        self._next = 0.0
+
+    async def acquire(self) -> None:
+        """Wait for this caller's slot."""
+        now = self._clock()
+        slot = max(now, self._next)
+        self._next = slot + self.interval
+        if slot > now:
+            await self._sleep(slot - now)
+
+
+async def fan_out(
+    call: Callable[[K], Awaitable[V]],
+    keys: Iterable[K] | AsyncIterable[K],
+    *,
+    concurrency: int = 100,
+    rate_limit: float | None = None,
+    progress: BulkProgress | None = None,
+) -> AsyncIterator[BulkResult[K, V]]:
+    """Call `call(key)` for every key, at most `concurrency` at once; yield results as they finish.
+
+    `keys` may be any iterable or async iterable and is read lazily. `rate_limit`
+    caps calls per second. Pass a `BulkProgress` to watch the run. Any exception a
+    call raises becomes that key's `error`; cancellation propagates.
+    """
+    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
+        raise ConfigurationError("concurrency must be a positive integer")
+    limiter = RateLimiter(rate_limit) if rate_limit is not None else None
+    counters = progress if progress is not None else BulkProgress()
+    finished: asyncio.Queue[BulkResult[K, V]] = asyncio.Queue()
+    tasks: set[asyncio.Task[None]] = set()
+
+    async def run(key: K) -> None:
+        try:
+            if limiter is not None:
+                await limiter.acquire()
+            result: BulkResult[K, V] = BulkResult(key, await call(key))
+        except Exception as error:  # every key gets a result, whatever the call raised
+            result = BulkResult(key, error=error)
+        finished.put_nowait(result)
+
+    source = _next_key(keys)
+    exhausted = False
+    in_flight = 0  # keys read whose result has not been yielded
+    try:
+        while True:
+            while not exhausted and in_flight < concurrency:
+                try:
+                    key = await source()
+                except StopAsyncIteration:
+                    exhausted = True
+                    break
+                in_flight += 1
+                counters.started += 1
+                task = asyncio.create_task(run(key))
+                tasks.add(task)
+                task.add_done_callback(tasks.discard)
+            if in_flight == 0:
+                return
+            result = await finished.get()
+            in_flight -= 1
+            if result.error is None:
+                counters.succeeded += 1
+            else:
+                counters.failed += 1
+            yield result
+    finally:
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+
+async def collect(results: AsyncIterable[BulkResult[K, V]]) -> BulkOutcome[K, V]:
+    """Run a bulk iterator to the end and gather its values and errors by key."""
+    outcome: BulkOutcome[K, V] = BulkOutcome()
+    async for result in results:
+        if result.error is None:
+            outcome.values[result.key] = result.value  # type: ignore[assignment]
+        else:
+            outcome.errors[result.key] = result.error
+    return outcome
+
+
+def _next_key(keys: Iterable[K] | AsyncIterable[K]) -> Callable[[], Awaitable[K]]:
+    """A uniform `await next_key()` over sync and async iterables (StopAsyncIteration at end)."""
+    if isinstance(keys, AsyncIterable):
+        iterator = aiter(keys)
+        return iterator.__anext__
+
+    sync_iterator = iter(keys)
+
+    async def next_key() -> K:
+        try:
+            return next(sync_iterator)
+        except StopIteration:
+            raise StopAsyncIteration from None
+
+    return next_key
