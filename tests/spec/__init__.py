@@ -1,0 +1,1 @@
+"""Tests of the OpenAPI document, the generated package and the regeneration pipeline."""
