@@ -158,13 +158,15 @@ class Engine:
             await asyncio.sleep(delay)
 
     def _headers(self, options: CallOptions, body: bytes | None) -> dict[str, str]:
-        headers = dict(options.headers)
-        headers["User-Agent"] = USER_AGENT
-        headers["Accept"] = "application/json"
+        """The caller's headers, then the SDK's own, which replace any in another case."""
+        own = {"User-Agent": USER_AGENT, "Accept": "application/json"}
         if body is not None:
-            headers["Content-Type"] = "application/json"
+            own["Content-Type"] = "application/json"
         if self.access_key is not None:
-            headers["AccessKey"] = self.access_key.reveal()
+            own["AccessKey"] = self.access_key.reveal()
+        owned = {name.lower() for name in own}
+        headers = {k: v for k, v in options.headers.items() if k.lower() not in owned}
+        headers.update(own)
         return headers
 
     async def _wait_for_pause(self) -> None:
