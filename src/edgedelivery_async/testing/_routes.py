@@ -40,9 +40,13 @@ class Route:
         return self._response_key(status) is not None
 
     def allows_body(self, status: int) -> bool:
-        """Whether a reply with this status may carry a body (an undeclared one may)."""
+        """Whether an error reply with this status carries the family's body.
+
+        A status declared without content gets none, and so does an undeclared one; a
+        `default` response without content leaves the body open, so the family's is sent.
+        """
         key = self._response_key(status)
-        return True if key is None else self.responses[key]
+        return key is not None and (key == "default" or self.responses[key])
 
     def accepts(self, content_type: str | None) -> bool:
         """Whether the document lists `content_type` (parameters ignored) for the body."""
@@ -68,7 +72,7 @@ class Match:
     """A request path resolved to an operation, with its decoded path parameters."""
 
     route: Route
-    params: dict[str, str]
+    params: dict[str, Any]  # decoded strings from `resolve`; typed values once validated
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,7 +146,7 @@ def _routes() -> tuple[Route, ...]:
         names = tuple(s[1:-1] for s in template if _is_param(s))
         content = raw.get("requestBody", {}).get("content", {})
         responses = {
-            str(key): bool(_deref(spec, value).get("content"))
+            str(key): bool(deref(value).get("content"))
             for key, value in raw.get("responses", {}).items()
         }
         built.append(
@@ -172,9 +176,10 @@ def _area(path: str) -> Area:
     return "core"
 
 
-def _deref(spec: dict[str, Any], node: dict[str, Any]) -> dict[str, Any]:
+def deref(node: dict[str, Any]) -> dict[str, Any]:
+    """Follow `$ref`s of the document until a real node."""
     while "$ref" in node:
-        target: Any = spec
+        target: Any = _schema.spec()
         for part in str(node["$ref"]).removeprefix("#/").split("/"):
             target = target[part]
         node = target

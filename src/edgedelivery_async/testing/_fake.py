@@ -1,0 +1,349 @@
+"""`FakeEdgeDelivery`: the stateful fake API, its seeding, read-back and fault controls."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import copy
+import json
+import threading
+from collections import deque
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from edgedelivery_async import _schema
+
+from ._app import FakeApp
+from ._faults import DroppedConnection, FaultRates, Faults, InjectedStatus
+from ._httpx import FakeTransport
+from ._replies import Reply
+from ._routes import Match, deref, resolve, route_for
+from ._state import State
+
+REDACTED = "<redacted>"
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedRequest:
+    """One request the fake saw, for asserts. The AccessKey value is never kept."""
+
+    method: str
+    path: str
+    operation_id: str | None
+    headers: dict[str, str] = field(repr=False)  # lower-case names; AccessKey redacted
+    json: Any
+    status: int | None  # None: the connection was dropped
+    fault: str | None = None  # "status" or "dropped" when the reply was injected
+
+
+class FakeEdgeDelivery(httpx.AsyncBaseTransport):
+    """An in-memory Edge Delivery API for tests: the nine operations, as the document says.
+
+    Use it in-process (`httpx.AsyncClient(transport=fake)` or `fake.transport()`) or on
+    loopback (`async with fake.serve() as url:`). Seed it with the `add_*` helpers, read
+    state back with the accessors, and inject faults with `set_faults`, `fail_next` and
+    `drop_next`. Injected faults may use statuses the document does not declare.
+    """
+
+    def __init__(
+        self,
+        access_key: str = "fake-access-key",
+        *,
+        seed: int | None = 0,
+        pull_zones: int = 0,
+        request_log_limit: int = 10_000,
+    ) -> None:
+        if not access_key:
+            raise ValueError("access_key must not be empty")
+        self._access_key = access_key
+        self.state = State()
+        self.app = FakeApp(self.state, access_key)
+        self.faults = Faults(seed)
+        self._log: deque[RecordedRequest] = deque(maxlen=request_log_limit)
+        self._lock = threading.RLock()
+        self._transport = FakeTransport(self)
+        if pull_zones:
+            self.seed_pull_zones(pull_zones)
+
+    def __repr__(self) -> str:
+        s = self.state
+        return (
+            f"<FakeEdgeDelivery pull_zones={len(s.pull_zones)} scripts={len(s.scripts)} "
+            f"apps={len(s.apps)} registries={len(s.registries)} "
+            f"shield_zones={len(s.shield_zones)} requests={len(self._log)}>"
+        )
+
+    @property
+    def access_key(self) -> str:
+        """The key the fake accepts in the `AccessKey` header."""
+        return self._access_key
+
+    # ------------------------------------------------------------------ seeding
+    def add_pull_zone(self, id: int | None = None, hostnames: list[str] | None = None) -> int:
+        """Add a pull zone; hostnames default to `[f"pz{id}.example.test"]`."""
+        with self._lock:
+            return self.state.add_pull_zone(id, hostnames)
+
+    def add_script(self, id: int | None = None) -> int:
+        """Add a compute script (next free integer id by default)."""
+        with self._lock:
+            return self.state.add_script(id)
+
+    def add_app(self, id: str | None = None) -> str:
+        """Add a container application (`app-N` by default)."""
+        with self._lock:
+            return self.state.add_app(id)
+
+    def add_template(self, app_id: str, template: Mapping[str, Any] | None = None) -> str:
+        """Add a container template as ContainerTemplate_Add would; returns its id.
+
+        `template` is a request body (validated against the document); by default
+        `{"name": "app", "image": "nginx:latest"}`.
+        """
+        body = dict(template or {"name": "app", "image": "nginx:latest"})
+        schema = route_for("ContainerTemplate_Add").operation.body_schema or {}
+        problems = _schema.validate(schema, body)
+        if problems:
+            raise ValueError("; ".join(map(str, problems)))
+        properties = set(deref(schema).get("properties", {}))
+        with self._lock:
+            return str(self.state.add_template(app_id, body, properties)["id"])
+
+    def add_shield_zone(
+        self,
+        pull_zone_id: int,
+        id: int | None = None,
+        *,
+        upload_scanning: bool = False,
+        **config: Any,
+    ) -> int:
+        """Bind a shield zone to a pull zone; keyword arguments override 2.7 fields."""
+        with self._lock:
+            return self.state.add_shield_zone(
+                pull_zone_id, id, upload_scanning=upload_scanning, **config
+            )
+
+    def add_registry(
+        self,
+        display_name: str = "registry",
+        *,
+        host_name: str = "registry.example.test",
+        user_name: str = "deploy",
+        password: str = "",
+        is_public: bool = False,
+    ) -> int:
+        """Add a container registry; returns its integer id."""
+        with self._lock:
+            return self.state.add_registry(
+                display_name,
+                host_name=host_name,
+                user_name=user_name,
+                password=password,
+                is_public=is_public,
+            )
+
+    def seed_pull_zones(self, count: int) -> None:
+        """Pull zones 1..count, hostname `pz{id}.example.test`, shield zone `100000 + id`."""
+        with self._lock:
+            self.state.seed_pull_zones(count)
+
+    def set_upload_scanning(self, shield_zone_id: int, enabled: bool) -> None:
+        """Turn upload scanning on or off for a shield zone."""
+        with self._lock:
+            if shield_zone_id not in self.state.shield_zones:
+                raise KeyError(f"no shield zone {shield_zone_id}")
+            self.state.upload_scanning[shield_zone_id] = enabled
+
+    # ---------------------------------------------------------------- read-back
+    def force_ssl(self, pull_zone_id: int, hostname: str) -> bool:
+        """The Force SSL flag of one hostname of a pull zone."""
+        stored = self.state.pull_zones[pull_zone_id].hostname(hostname)
+        if stored is None:
+            raise KeyError(f"pull zone {pull_zone_id} has no hostname {hostname!r}")
+        return self.state.pull_zones[pull_zone_id].force_ssl[stored]
+
+    def hostnames(self, pull_zone_id: int) -> dict[str, bool]:
+        """Every hostname of a pull zone with its Force SSL flag."""
+        return dict(self.state.pull_zones[pull_zone_id].force_ssl)
+
+    def script_variables(self, script_id: int) -> list[dict[str, Any]]:
+        """The variables of a script, in the order they were added."""
+        return copy.deepcopy(self.state.scripts[script_id])
+
+    def dns_zones(self) -> list[dict[str, Any]]:
+        """Every DNS zone as created (`Id`, `Domain`, `Records`)."""
+        return copy.deepcopy(list(self.state.dns_zones.values()))
+
+    def template(self, app_id: str, container_id: str) -> dict[str, Any]:
+        """A container template as the API returns it."""
+        return copy.deepcopy(self.state.apps[app_id][container_id])
+
+    def templates(self, app_id: str) -> list[dict[str, Any]]:
+        """Every container template of an app."""
+        return copy.deepcopy(list(self.state.apps[app_id].values()))
+
+    def environment(self, app_id: str, container_id: str) -> dict[str, str]:
+        """A template's environment variables as a name -> value mapping."""
+        variables = self.state.apps[app_id][container_id]["environmentVariables"]
+        return {item["name"]: item["value"] for item in variables}
+
+    def registry(self, registry_id: int) -> dict[str, Any]:
+        """A registry record as ContainerRegistry_Get returns it (no whole password)."""
+        return self.state.registries[registry_id].record()
+
+    def shield_zone(self, pull_zone_id: int) -> dict[str, Any]:
+        """The shield zone configuration bound to a pull zone."""
+        return copy.deepcopy(self.state.shield_zones[self.state.shield_by_pull_zone[pull_zone_id]])
+
+    def shield_zone_id_for(self, pull_zone_id: int) -> int:
+        """The id of the shield zone bound to a pull zone."""
+        return self.state.shield_by_pull_zone[pull_zone_id]
+
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        """The requests seen so far (the most recent `request_log_limit`), oldest first."""
+        with self._lock:
+            return list(self._log)
+
+    def requests_for(self, operation_id: str) -> list[RecordedRequest]:
+        """The recorded requests of one operation."""
+        return [item for item in self.requests if item.operation_id == operation_id]
+
+    def clear_requests(self) -> None:
+        """Forget the recorded requests."""
+        with self._lock:
+            self._log.clear()
+
+    # ------------------------------------------------------------------- faults
+    def set_faults(
+        self,
+        *,
+        latency: float = 0.0,
+        rate_429: float = 0.0,
+        rate_500: float = 0.0,
+        rate_503: float = 0.0,
+        drop_rate: float = 0.0,
+        retry_after: int | None = 1,
+        operation_id: str | None = None,
+    ) -> None:
+        """Set latency and failure shares for all operations, or override one operationId."""
+        rates = FaultRates(latency, rate_429, rate_500, rate_503, drop_rate, retry_after)
+        with self._lock:
+            self.faults.set_rates(rates, operation_id)
+
+    def fail_next(
+        self,
+        operation_id: str | None = None,
+        status: int = 503,
+        times: int = 1,
+        retry_after: int | None = None,
+    ) -> None:
+        """Answer the next `times` requests (of one operation, or any) with `status`."""
+        if not 400 <= status <= 599:
+            raise ValueError("an injected status must be 4xx or 5xx")
+        with self._lock:
+            self.faults.queue(InjectedStatus(status, retry_after), operation_id, times)
+
+    def drop_next(
+        self, operation_id: str | None = None, times: int = 1, *, after_processing: bool = False
+    ) -> None:
+        """Drop the connection of the next `times` requests without a reply.
+
+        With `after_processing` the request takes effect first (a lost reply).
+        """
+        with self._lock:
+            self.faults.queue(DroppedConnection(after_processing), operation_id, times)
+
+    def clear_faults(self) -> None:
+        """No latency, no failure shares, nothing queued."""
+        with self._lock:
+            self.faults.clear()
+
+    # ------------------------------------------------------------------ serving
+    def handle(self, method: str, raw_path: str, headers: Mapping[str, str], body: bytes) -> Reply:
+        """Answer one request synchronously, without faults and without recording it."""
+        with self._lock:
+            return self.app.handle(method, raw_path, headers, body)
+
+    async def respond(
+        self, method: str, raw_path: str, headers: Mapping[str, str], body: bytes
+    ) -> Reply | DroppedConnection:
+        """Answer one request with faults applied and record it; used by the adapters."""
+        method = method.upper()
+        lowered = {name.lower(): value for name, value in headers.items()}
+        resolved = resolve(method, raw_path)
+        fault = None
+        if isinstance(resolved, Match):
+            with self._lock:
+                decision = self.faults.decide(resolved.route.operation_id)
+            if decision.latency:
+                await asyncio.sleep(decision.latency)
+            fault = decision.fault
+        operation_id = resolved.route.operation_id if isinstance(resolved, Match) else None
+        if isinstance(fault, DroppedConnection) and not fault.after_processing:
+            self._record(method, raw_path, operation_id, lowered, body, None, "dropped")
+            return fault
+        with self._lock:
+            if isinstance(fault, InjectedStatus) and isinstance(resolved, Match):
+                extra = (
+                    () if fault.retry_after is None else (("Retry-After", str(fault.retry_after)),)
+                )
+                reply = self.app.error(
+                    resolved.route, fault.status, "Injected fault.", raw_path,
+                    key="fake.injected_fault", headers=extra,
+                )  # fmt: skip
+            else:
+                reply = self.app.answer(method, raw_path, resolved, lowered, body)
+        if isinstance(fault, DroppedConnection):
+            self._record(method, raw_path, operation_id, lowered, body, None, "dropped")
+            return fault
+        self._record(
+            method, raw_path, operation_id, lowered, body, reply.status,
+            "status" if fault else None,
+        )  # fmt: skip
+        return reply
+
+    def transport(self) -> FakeTransport:
+        """An httpx transport answering from this fake, for `httpx.AsyncClient(transport=...)`."""
+        return self._transport
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        """The fake is itself an httpx transport (see `FakeTransport`)."""
+        return await self._transport.handle_async_request(request)
+
+    def serve(
+        self, host: str = "127.0.0.1", port: int = 0
+    ) -> contextlib.AbstractAsyncContextManager[str]:
+        """`async with fake.serve() as url:` serves on loopback; port 0 picks a free port."""
+        from ._server import serve
+
+        return serve(self, host, port)
+
+    def _record(
+        self,
+        method: str,
+        raw_path: str,
+        operation_id: str | None,
+        headers: dict[str, str],
+        body: bytes,
+        status: int | None,
+        fault: str | None,
+    ) -> None:
+        shown = {k: (REDACTED if k == "accesskey" else v) for k, v in headers.items()}
+        entry = RecordedRequest(
+            method, raw_path, operation_id, shown, _json_or_none(body), status, fault
+        )
+        with self._lock:
+            self._log.append(entry)
+
+
+def _json_or_none(body: bytes) -> Any:
+    if not body:
+        return None
+    try:
+        return json.loads(body)
+    except ValueError:
+        return None

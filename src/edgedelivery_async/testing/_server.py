@@ -1,0 +1,57 @@
+"""The loopback adapter: an aiohttp low-level server answering from a fake."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING
+
+from aiohttp import web
+
+from ._faults import DroppedConnection
+
+if TYPE_CHECKING:
+    from ._fake import FakeEdgeDelivery
+
+
+def _handler(fake: FakeEdgeDelivery) -> web.Server:
+    async def handle(request: web.BaseRequest) -> web.StreamResponse:
+        body = await request.read()
+        outcome = await fake.respond(request.method, request.raw_path, request.headers, body)
+        if isinstance(outcome, DroppedConnection):
+            if request.transport is not None:
+                request.transport.abort()  # no reply at all: the client sees a disconnect
+            raise asyncio.CancelledError
+        return web.Response(status=outcome.status, headers=list(outcome.headers), body=outcome.body)
+
+    return web.Server(handle, access_log=None)
+
+
+@contextlib.asynccontextmanager
+async def serve(
+    fake: FakeEdgeDelivery, host: str = "127.0.0.1", port: int = 0
+) -> AsyncIterator[str]:
+    """Serve `fake` on `host:port` (0: a free port); yields the base URL with the real port."""
+    runner = web.ServerRunner(_handler(fake), shutdown_timeout=1.0)
+    await runner.setup()
+    try:
+        site = web.TCPSite(runner, host, port, backlog=2048, shutdown_timeout=1.0)
+        await site.start()
+        bound_host, bound_port = runner.addresses[0][:2]
+        shown = f"[{bound_host}]" if ":" in str(bound_host) else bound_host
+        yield f"http://{shown}:{bound_port}"
+    finally:
+        await runner.cleanup()
+
+
+async def serve_until_stopped(fake: FakeEdgeDelivery, host: str, port: int) -> None:
+    """Serve, print the URL (one line), and stop cleanly on SIGINT or SIGTERM."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    async with serve(fake, host, port) as url:
+        print(f"serving {url}", flush=True)
+        await stop.wait()
