@@ -15,6 +15,7 @@ import functools
 import json
 import ssl
 import time
+import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -115,6 +116,7 @@ class AiohttpTransport:
         self.max_connections = max_connections
         self._session: aiohttp.ClientSession | None = None
         self._timeouts: dict[Timeout, aiohttp.ClientTimeout] = {}
+        self._proxies: dict[str, str | None] = {}
 
     def reserve_connections(self, count: int) -> None:
         """Raise the pool size to `count` if the pool is not open yet."""
@@ -129,9 +131,19 @@ class AiohttpTransport:
             connector=connector,
             cookie_jar=aiohttp.DummyCookieJar(),
             skip_auto_headers=("User-Agent",),
-            trust_env=True,
+            trust_env=False,  # aiohttp would look up netrc and proxies in a thread per request
         )
         return self._session
+
+    def _proxy(self, url: str) -> str | None:
+        """The HTTP(S)_PROXY for a URL's origin, honouring NO_PROXY; looked up once per origin."""
+        key = url[: url.find("/", url.find("//") + 2)]  # scheme://host:port, cheaply
+        if key not in self._proxies:
+            scheme, host, _ = origin(key)
+            proxies = urllib.request.getproxies()
+            bypass = not proxies or urllib.request.proxy_bypass(host)
+            self._proxies[key] = None if bypass else proxies.get(scheme)
+        return self._proxies[key]
 
     def _client_timeout(self, timeout: Timeout) -> aiohttp.ClientTimeout:
         found = self._timeouts.get(timeout)
@@ -153,6 +165,7 @@ class AiohttpTransport:
                 data=request.content,
                 allow_redirects=False,
                 timeout=self._client_timeout(timeout),
+                proxy=self._proxy(request.url),
             ) as reply:
                 content = await reply.read()
                 return RawResponse(
