@@ -163,13 +163,13 @@ async def run_raw_aiohttp(url: str, ids: int, concurrency: int) -> int:
 async def run_generated_httpx(url: str, ids: int, concurrency: int) -> int:
     import httpx
     from edgedelivery_openapi import AuthenticatedClient
-    from edgedelivery_openapi.api.shield import shield_zone_get_by_pull_zone
+    from edgedelivery_openapi.api.shield import shield_zone_get_by_pull_zone as get_by_pull_zone
 
     semaphore = asyncio.Semaphore(concurrency)
     ok = 0
     client = AuthenticatedClient(
         base_url=url,
-        token="bench",  # noqa: S106 - not a secret
+        token="bench",  # not a secret
         prefix="",
         auth_header_name="AccessKey",
         httpx_args={"limits": httpx.Limits(max_connections=concurrency)},
@@ -179,7 +179,7 @@ async def run_generated_httpx(url: str, ids: int, concurrency: int) -> int:
         async def one(i: int) -> None:
             nonlocal ok
             async with semaphore:
-                response = await shield_zone_get_by_pull_zone.asyncio_detailed(str(i), client=client)
+                response = await get_by_pull_zone.asyncio_detailed(str(i), client=client)
                 ok += response.status_code == 200
 
         await asyncio.gather(*(one(i) for i in range(1, ids + 1)))
@@ -223,8 +223,18 @@ def child(name: str, url: str, ids: int, concurrency: int) -> None:
 
 def measure(name: str, url: str, ids: int, concurrency: int) -> dict[str, float]:
     out = subprocess.run(
-        [sys.executable, __file__, "--child", name, "--url", url, "--ids", str(ids),
-         "--concurrency", str(concurrency)],
+        [
+            sys.executable,
+            __file__,
+            "--child",
+            name,
+            "--url",
+            url,
+            "--ids",
+            str(ids),
+            "--concurrency",
+            str(concurrency),
+        ],
         check=True,
         capture_output=True,
         text=True,
@@ -263,8 +273,10 @@ def main() -> None:
         f"delay (ideal wall time {ideal:.2f} s); python {sys.version.split()[0]}, "
         f"{os.cpu_count()} cores\n"
     )
-    header = f"| {'client':<36} | {'wall s':>7} | {'req/s':>7} | {'CPU us/req':>10} | " \
-             f"{'peak RSS MB':>11} | {'x raw aiohttp':>13} |"
+    header = (
+        f"| {'client':<36} | {'wall s':>7} | {'req/s':>7} | {'CPU us/req':>10} | "
+        f"{'peak RSS MB':>11} | {'x raw aiohttp':>13} |"
+    )
     print(header)
     print("|" + "|".join("-" * (len(c)) for c in header.split("|")[1:-1]) + "|")
     base = rows["raw-aiohttp"]["wall"]
