@@ -5,6 +5,7 @@ from __future__ import annotations
 from edgedelivery_openapi.models import ScriptVariable
 
 from .._endpoint import endpoint
+from .._exceptions import APIResponseValidationError
 from .._response import json_body, parse_model
 from ._base import Resource, present
 
@@ -27,4 +28,8 @@ class Compute(Resource):
             {"id": script_id},
             present(Name=name, Required=required, DefaultValue=default_value),
         )
-        return parse_model(ScriptVariable, raw, json_body(raw))
+        body = json_body(raw)
+        variable = parse_model(ScriptVariable, raw, body)
+        if isinstance(variable.id, bool) or not isinstance(variable.id, int):
+            raise APIResponseValidationError(raw, body, message="the reply's Id is not an integer")
+        return variable
