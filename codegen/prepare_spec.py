@@ -71,6 +71,17 @@ def merge_error_body_unions(spec: dict[str, Any]) -> None:
         media["schema"] = merged
 
 
+def drop_optional_security(spec: dict[str, Any]) -> None:
+    """The generator types `client` as `AuthenticatedClient` whenever `security` is
+    non-empty, even when `{}` (no credential) is one of its alternatives. The shield
+    operations accept an AccessKey but do not require one: without `security` in the
+    generator input their `client` is `AuthenticatedClient | Client`, and an
+    AuthenticatedClient still sends its AccessKey header."""
+    for operation in _operations(spec):
+        if {} in operation.get("security", []):
+            del operation["security"]
+
+
 def _operations(spec: dict[str, Any]) -> list[dict[str, Any]]:
     return [op for item in spec["paths"].values() for op in item.values() if isinstance(op, dict)]
 
@@ -87,6 +98,7 @@ REWRITES = (
     keep_only_json_responses,
     drop_property_combinators,
     merge_error_body_unions,
+    drop_optional_security,
 )
 
 

@@ -54,7 +54,7 @@ def _build_response(
 def sync_detailed(
     pull_zone_id: str,
     *,
-    client: AuthenticatedClient,
+    client: AuthenticatedClient | Client,
 ) -> Response[ShieldZoneGetByPullZoneResponseDefault | ShieldZoneResponse]:
     """Get the shield zone configuration of a pull zone
 
@@ -87,7 +87,7 @@ def sync_detailed(
 def sync(
     pull_zone_id: str,
     *,
-    client: AuthenticatedClient,
+    client: AuthenticatedClient | Client,
 ) -> ShieldZoneGetByPullZoneResponseDefault | ShieldZoneResponse | None:
     """Get the shield zone configuration of a pull zone
 
@@ -115,7 +115,7 @@ def sync(
 async def asyncio_detailed(
     pull_zone_id: str,
     *,
-    client: AuthenticatedClient,
+    client: AuthenticatedClient | Client,
 ) -> Response[ShieldZoneGetByPullZoneResponseDefault | ShieldZoneResponse]:
     """Get the shield zone configuration of a pull zone
 
@@ -146,7 +146,7 @@ async def asyncio_detailed(
 async def asyncio(
     pull_zone_id: str,
     *,
-    client: AuthenticatedClient,
+    client: AuthenticatedClient | Client,
 ) -> ShieldZoneGetByPullZoneResponseDefault | ShieldZoneResponse | None:
     """Get the shield zone configuration of a pull zone
 

@@ -54,7 +54,7 @@ def _build_response(
 def sync_detailed(
     shield_zone_id: str,
     *,
-    client: AuthenticatedClient,
+    client: AuthenticatedClient | Client,
 ) -> Response[ShieldZoneGetUploadScanningResponseDefault | UploadScanningResponse]:
     """Get the upload scanning configuration of a shield zone
 
@@ -88,7 +88,7 @@ def sync_detailed(
 def sync(
     shield_zone_id: str,
     *,
-    client: AuthenticatedClient,
+    client: AuthenticatedClient | Client,
 ) -> ShieldZoneGetUploadScanningResponseDefault | UploadScanningResponse | None:
     """Get the upload scanning configuration of a shield zone
 
@@ -117,7 +117,7 @@ def sync(
 async def asyncio_detailed(
     shield_zone_id: str,
     *,
-    client: AuthenticatedClient,
+    client: AuthenticatedClient | Client,
 ) -> Response[ShieldZoneGetUploadScanningResponseDefault | UploadScanningResponse]:
     """Get the upload scanning configuration of a shield zone
 
@@ -149,7 +149,7 @@ async def asyncio_detailed(
 async def asyncio(
     shield_zone_id: str,
     *,
-    client: AuthenticatedClient,
+    client: AuthenticatedClient | Client,
 ) -> ShieldZoneGetUploadScanningResponseDefault | UploadScanningResponse | None:
     """Get the upload scanning configuration of a shield zone
 
