@@ -1,0 +1,1 @@
+"""Tests of the facade (`edgedelivery_async`), one file per concern."""
