@@ -9,6 +9,7 @@ and nothing is sent when there is one.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import quote
@@ -33,8 +34,8 @@ def prepare(
     if op.body_schema is not None:
         body_problems: list[Problem] = []
         wire = to_wire(body, "", body_problems)
-        if not body_problems:
-            body_problems.extend(validate(op.body_schema, wire))
+        flagged = {problem.field for problem in body_problems}
+        body_problems.extend(p for p in validate(op.body_schema, wire) if p.field not in flagged)
         if not body_problems:
             try:
                 content = json.dumps(wire, allow_nan=False, separators=(",", ":")).encode()
@@ -73,11 +74,11 @@ def encode_path_value(
 
 
 def to_wire(value: Any, where: str, problems: list[Problem]) -> Any:
-    """JSON-shaped data from generated models and plain values."""
+    """JSON-shaped data from generated models and plain values; non-JSON values are problems."""
     to_dict = getattr(value, "to_dict", None)
     if callable(to_dict):
         try:
-            return to_dict()
+            return to_wire(to_dict(), where, problems)
         except (AttributeError, TypeError, ValueError) as exc:
             problems.append(Problem(where, f"cannot be serialized: {exc}"))
             return None
@@ -91,4 +92,9 @@ def to_wire(value: Any, where: str, problems: list[Problem]) -> Any:
         return out
     if isinstance(value, Sequence) and not isinstance(value, str | bytes | bytearray):
         return [to_wire(item, f"{where}[{i}]", problems) for i, item in enumerate(value)]
+    if isinstance(value, float) and not math.isfinite(value):
+        problems.append(Problem(where, f"{value} is not a JSON number"))
+    elif value is not None and not isinstance(value, str | int | float):
+        kind = type(value).__name__
+        problems.append(Problem(where, f"a value of type {kind} cannot be sent as JSON"))
     return value
