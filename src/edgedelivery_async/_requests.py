@@ -68,9 +68,19 @@ def encode_path_value(
         problems.append(Problem(name, "must not be empty"))
     elif value in (".", ".."):
         problems.append(Problem(name, f"{value!r} is not an identifier"))
+    elif not _encodable(value):
+        problems.append(Problem(name, "must be valid Unicode text (no lone surrogates)"))
     else:
         return quote(value, safe="")
     return ""
+
+
+def _encodable(value: str) -> bool:
+    try:
+        value.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def to_wire(value: Any, where: str, problems: list[Problem]) -> Any:
