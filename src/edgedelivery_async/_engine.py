@@ -180,8 +180,12 @@ class Engine:
         location = reply.headers.get("location")
         if not location or (request.method != "GET" and reply.status not in (307, 308)):
             return None
-        target = urljoin(request.url, location)
-        if origin(target) != self._origin:
+        try:
+            target = urljoin(request.url, location)
+            elsewhere = origin(target) != self._origin
+        except ValueError:  # an unreadable Location (bad IPv6 literal or port)
+            return None
+        if elsewhere:
             log.warning(
                 "not following a redirect of %s %s to another host", request.method, request.path
             )
