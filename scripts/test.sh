@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Set up (first run) and run the whole test suite: lint, types, both spec linters,
+# the regeneration check, pytest, Schemathesis against the fake, and the examples.
+# Needs only Python 3.11+ (and npm for the second spec linter); installs the rest.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+# The second spec linter comes from npm; install Node.js from Debian if the machine lacks it.
+if ! command -v npm >/dev/null 2>&1; then
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq nodejs npm
+fi
+
+if [ ! -x .venv/bin/python ]; then
+  python3 -m venv .venv
+fi
+.venv/bin/python -m pip install --quiet --upgrade pip
+.venv/bin/python -m pip install --quiet -e '.[dev]'
+export PATH="$PWD/.venv/bin:$PATH"
+
+step() { printf '\n== %s\n' "$*"; }
+
+step "ruff (lint and format)"
+ruff check .
+ruff format --check .
+
+step "mypy --strict (src and the generated package)"
+mypy
+
+step "OpenAPI document: openapi-spec-validator and Redocly"
+scripts/lint-spec.sh
+
+step "generated/ matches the document"
+scripts/regenerate.sh --check
+
+step "pytest"
+pytest -q -p no:cacheprovider
+
+step "Schemathesis against the fake server"
+scripts/schemathesis.sh
