@@ -183,6 +183,7 @@ def _check_headers(headers: Mapping[str, str]) -> dict[str, str]:
     for name, value in headers.items():
         if not isinstance(name, str) or not isinstance(value, str):
             raise ConfigurationError("header names and values must be strings")
-        if not name or any(c in name + value for c in "\r\n\0") or ":" in name:
-            raise ConfigurationError(f"invalid header {name!r}")
+        text = name + value
+        if not name or ":" in name or not (text.isascii() and text.isprintable()):
+            raise ConfigurationError(f"invalid header {name!r}: use printable ASCII only")
     return dict(headers)
