@@ -26,6 +26,15 @@ for tool in node npm; do
   fi
 done
 
+# @redocly/cli 2.77.0 declares node ">=22.12.0 || >=20.19.0 <21.0.0" (Debian 12's own nodejs is 18).
+if ! node -e '
+  const [major, minor] = process.versions.node.split(".").map(Number);
+  process.exit((major === 20 && minor >= 19) || major > 22 || (major === 22 && minor >= 12) ? 0 : 1);
+'; then
+  echo "lint-spec: Node.js $(node --version) is too old for @redocly/cli; need >= 20.19 (20.x) or >= 22.12" >&2
+  exit 2
+fi
+
 # The version the lock file pins, and the one installed (empty when none is).
 wanted="$(node -p 'require("./'"$TOOL_DIR"'/package-lock.json").packages["node_modules/@redocly/cli"].version')"
 installed="$(node -p 'try { require("./'"$TOOL_DIR"'/node_modules/@redocly/cli/package.json").version } catch { "" }')"
