@@ -3,7 +3,8 @@
 The generated package ships the checked-in document (`openapi.json`), so the
 facade's routes and validation rules come from the same source as the models.
 OpenAPI 3.0 schemas are translated once into JSON Schema (2020-12) for
-`jsonschema`: `nullable` becomes a `null` type, `int64`/`int32` become ranges.
+`jsonschema`: `nullable` becomes a `null` type, `int64`/`int32` become ranges, and
+a pattern's final `$` becomes `\\Z` (Python's `$` also matches before a final newline).
 """
 
 from __future__ import annotations
@@ -96,6 +97,9 @@ def _message(error: jsonschema.ValidationError) -> str:
             return f"one of {' or '.join(names)} must be a non-empty string"
     if error.validator == "additionalProperties":
         return str(error.message).replace("Additional properties", "unknown fields")
+    if error.validator == "pattern" and isinstance(error.validator_value, str):
+        pattern = error.validator_value.removesuffix(r"\Z") + "$"  # as the document says
+        return f"{error.instance!r} does not match {pattern!r}"
     if error.validator in ("minimum", "maximum") and isinstance(error.instance, int):
         return f"{error.instance} is out of range"
     return str(error.message)
@@ -138,6 +142,9 @@ def _to_json_schema(node: Any) -> Any:
         low, high = _INT_RANGES[out["format"]]
         out.setdefault("minimum", low)
         out.setdefault("maximum", high)
+    pattern = out.get("pattern")
+    if isinstance(pattern, str) and pattern.endswith("$") and not pattern.endswith("\\$"):
+        out["pattern"] = pattern[:-1] + r"\Z"
     if out.pop("nullable", False):
         if "type" in out:
             out["type"] = [out["type"], "null"]
