@@ -1,0 +1,365 @@
+"""Requests are checked against the document before sending; every problem is listed."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import pytest
+
+from edgedelivery_async import EdgeDeliveryClient, FieldError, InvalidRequestError, models
+from edgedelivery_async._requests import prepare
+
+from .conftest import Recorder, mock_client
+
+DIGEST = "sha256:" + "0d4f6b3c2a1e9f8d" * 4
+
+
+@pytest.fixture
+async def recorder_client() -> AsyncIterator[tuple[Recorder, EdgeDeliveryClient]]:
+    recorder = Recorder()
+    async with mock_client(recorder) as client:
+        yield recorder, client
+
+
+async def invalid(
+    pair: tuple[Recorder, EdgeDeliveryClient], call: Callable[[EdgeDeliveryClient], Any]
+) -> InvalidRequestError:
+    """The InvalidRequestError of a call; asserts that nothing was sent."""
+    recorder, client = pair
+    with pytest.raises(InvalidRequestError) as info:
+        await call(client)
+    assert recorder.requests == []
+    assert isinstance(info.value, ValueError)
+    return info.value
+
+
+def fields(error: InvalidRequestError) -> set[str | None]:
+    return {e.field for e in error.errors}
+
+
+def template(**fields: Any) -> Callable[[EdgeDeliveryClient], Any]:
+    fields.setdefault("name", "api")
+    if "image_registry_id" not in fields:
+        fields.setdefault("image", "nginx")
+    return lambda c: c.containers.add_template("app-1", **fields)
+
+
+# --------------------------------------------------------------------- force SSL
+
+
+async def test_force_ssl_hostname_and_flag(recorder_client: Any) -> None:
+    error = await invalid(
+        recorder_client, lambda c: c.pull_zones.set_force_ssl(1, hostname="", force_ssl="yes")
+    )
+
+    assert fields(error) == {"Hostname", "ForceSSL"}
+    text = str(error)
+    assert text.startswith("PullZonePublic_SetForceSSL: invalid request, nothing was sent: ")
+    assert "Hostname: '' should be non-empty" in text
+    assert "ForceSSL: 'yes' is not of type 'boolean'" in text
+
+
+def test_force_ssl_body_allows_no_other_fields() -> None:
+    with pytest.raises(InvalidRequestError) as info:
+        prepare(
+            "PullZonePublic_SetForceSSL",
+            {"id": 1},
+            {"Hostname": "cdn.example.com", "ForceSSL": True, "Extra": 1},
+        )
+    assert info.value.errors == [
+        FieldError(None, "unknown fields are not allowed ('Extra' was unexpected)")
+    ]
+
+
+def test_force_ssl_body_requires_both_fields() -> None:
+    with pytest.raises(InvalidRequestError) as info:
+        prepare("PullZonePublic_SetForceSSL", {"id": 1}, {})
+    assert "'Hostname' is a required property" in str(info.value)
+    assert "'ForceSSL' is a required property" in str(info.value)
+
+
+# ------------------------------------------------------------------- templates
+
+
+@pytest.mark.parametrize("name", ["", "x" * 51])
+async def test_template_name_length(recorder_client: Any, name: str) -> None:
+    error = await invalid(recorder_client, template(name=name))
+    assert fields(error) == {"name"}
+
+
+def test_template_name_of_50_is_fine() -> None:
+    _, _, content = prepare(
+        "ContainerTemplate_Add", {"appId": "a"}, {"name": "x" * 50, "image": "i"}
+    )
+    assert content == b'{"name":"' + b"x" * 50 + b'","image":"i"}'
+
+
+@pytest.mark.parametrize(
+    ("field", "keyword", "value"),
+    [
+        ("imageTag", "image_tag", "latest!"),
+        ("imageTag", "image_tag", "1.0/x"),
+        ("imageTag", "image_tag", ""),
+        ("imageTag", "image_tag", "-1"),
+        ("imageTag", "image_tag", "v1\n"),
+        ("imageName", "image_name", "api..."),
+        ("imageName", "image_name", "Api Server"),
+        ("imageName", "image_name", ""),
+        ("imageNamespace", "image_namespace", "team/"),
+        ("imageDigest", "image_digest", "sha256:abc"),
+        ("imageDigest", "image_digest", DIGEST.upper()),
+        ("imageDigest", "image_digest", DIGEST + "0"),
+        ("imageDigest", "image_digest", "sha512:" + "0" * 64),
+        ("imageDigest", "image_digest", " " + DIGEST),
+    ],
+)
+async def test_anchored_image_patterns(
+    recorder_client: Any, field: str, keyword: str, value: str
+) -> None:
+    error = await invalid(recorder_client, template(**{keyword: value}))
+    assert fields(error) == {field}
+
+
+@pytest.mark.parametrize(
+    "fields_",
+    [
+        {"image_tag": "1.4.2-rc_1"},
+        {"image_tag": "latest"},
+        {"image_name": "team/api"},
+        {"image_name": "a__b"},
+        {"image_namespace": "my-team"},
+        {"image_digest": DIGEST},
+    ],
+)
+def test_valid_image_fields(fields_: dict[str, str]) -> None:
+    wire = {
+        "imageTag"
+        if k == "image_tag"
+        else "imageName"
+        if k == "image_name"
+        else "imageNamespace"
+        if k == "image_namespace"
+        else "imageDigest": v
+        for k, v in fields_.items()
+    }
+    prepare("ContainerTemplate_Add", {"appId": "a"}, {"name": "api", "image": "x", **wire})
+
+
+@pytest.mark.parametrize(
+    "fields_",
+    [{}, {"image": ""}, {"image_registry_id": ""}, {"image": "", "image_registry_id": ""}],
+)
+async def test_image_or_registry_rule(recorder_client: Any, fields_: dict[str, str]) -> None:
+    recorder, client = recorder_client
+    with pytest.raises(InvalidRequestError) as info:
+        await client.containers.add_template("app-1", name="api", **fields_)
+    assert recorder.requests == []
+    assert info.value.errors == [
+        FieldError(None, "one of image or imageRegistryId must be a non-empty string")
+    ]
+
+
+@pytest.mark.parametrize(
+    "fields_",
+    [{"image": "nginx"}, {"image_registry_id": "reg-1"}, {"image": "", "image_registry_id": "r"}],
+)
+def test_image_or_registry_rule_satisfied(fields_: dict[str, str]) -> None:
+    wire = {"imageRegistryId" if k == "image_registry_id" else k: v for k, v in fields_.items()}
+    prepare("ContainerTemplate_Add", {"appId": "a"}, {"name": "api", **wire})
+
+
+@pytest.mark.parametrize(
+    ("pull_zone_id", "message"),
+    [
+        ("42", "'42' is not of type 'integer'"),
+        (True, "True is not of type 'integer'"),
+        (4.2, "4.2 is not of type 'integer'"),
+        (2**63, "9223372036854775808 is out of range"),
+        (-(2**63) - 1, "-9223372036854775809 is out of range"),
+    ],
+)
+async def test_endpoint_pull_zone_id(recorder_client: Any, pull_zone_id: Any, message: str) -> None:
+    error = await invalid(
+        recorder_client, template(endpoints=[{"cdn": {"pullZoneId": pull_zone_id}}])
+    )
+    assert error.errors == [FieldError("endpoints[0].cdn.pullZoneId", message)]
+
+
+async def test_endpoint_pull_zone_id_in_a_model(recorder_client: Any) -> None:
+    endpoint = models.EndpointCreate(cdn=models.EndpointCdn(pull_zone_id=True))  # type: ignore[arg-type]
+    error = await invalid(recorder_client, template(endpoints=[{"displayName": "a"}, endpoint]))
+    assert fields(error) == {"endpoints[1].cdn.pullZoneId"}
+
+
+async def test_int64_bounds_are_fine() -> None:
+    for value in (2**63 - 1, -(2**63)):
+        prepare(
+            "ContainerTemplate_Add",
+            {"appId": "a"},
+            {"name": "a", "image": "b", "endpoints": [{"cdn": {"pullZoneId": value}}]},
+        )
+
+
+async def test_every_problem_is_listed(recorder_client: Any) -> None:
+    error = await invalid(
+        recorder_client,
+        template(
+            name="",
+            image="",
+            image_tag="latest!",
+            image_digest="sha256:abc",
+            environment_variables={"A": 1},
+            endpoints=[{"cdn": {"pullZoneId": "42", "isSslEnabled": "yes"}}],
+            probes={"readiness": {"periodSeconds": True}},
+            volume_mounts=[{"name": 5}],
+        ),
+    )
+
+    assert fields(error) == {
+        None,
+        "name",
+        "imageTag",
+        "imageDigest",
+        "environmentVariables[0].value",
+        "endpoints[0].cdn.pullZoneId",
+        "endpoints[0].cdn.isSslEnabled",
+        "probes.readiness.periodSeconds",
+        "volumeMounts[0].name",
+    }
+    for problem in error.errors:
+        assert (problem.field or "(body)") in str(error)
+
+
+async def test_template_as_a_whole_is_validated(recorder_client: Any) -> None:
+    error = await invalid(
+        recorder_client,
+        lambda c: c.containers.add_template("app-1", {"image": "nginx", "imageTag": "latest!"}),
+    )
+    assert "'name' is a required property" in str(error)
+    assert "imageTag" in fields(error)
+
+
+# ------------------------------------------------------------------ environment
+
+
+@pytest.mark.parametrize(
+    ("variables", "field"),
+    [
+        ({"A": 1}, "A"),
+        ({"A": None}, "A"),
+        ({"A": True}, "A"),
+        ({"A": ["x"]}, "A"),
+        ({"OK": "1", "B": {"x": 1}}, "B"),
+    ],
+)
+async def test_environment_values_must_be_strings(
+    recorder_client: Any, variables: dict[str, Any], field: str
+) -> None:
+    error = await invalid(
+        recorder_client, lambda c: c.containers.set_environment("app", "ct", variables)
+    )
+    assert fields(error) == {field}
+
+
+@pytest.mark.parametrize("variables", [[("A", "1")], "A=1", None, 5])
+async def test_environment_must_be_a_mapping(recorder_client: Any, variables: Any) -> None:
+    error = await invalid(
+        recorder_client, lambda c: c.containers.set_environment("app", "ct", variables)
+    )
+    assert "is not of type 'object'" in str(error)
+
+
+async def test_environment_keys_must_be_strings(recorder_client: Any) -> None:
+    error = await invalid(
+        recorder_client, lambda c: c.containers.set_environment("app", "ct", {1: "x", "A": 2})
+    )
+    assert "keys must be strings" in str(error)
+    assert "A" in fields(error)
+
+
+async def test_template_environment_mapping_values(recorder_client: Any) -> None:
+    error = await invalid(recorder_client, template(environment_variables={"A": "1", "B": 2}))
+    assert fields(error) == {"environmentVariables[1].value"}
+
+
+# ------------------------------------------------------------------- DNS zones
+
+
+async def test_dns_record_problems_carry_their_paths(recorder_client: Any) -> None:
+    error = await invalid(
+        recorder_client,
+        lambda c: c.dns_zones.add(
+            domain="example.com",
+            records=[
+                {"Ttl": "300"},
+                {"Ttl": True, "Disabled": 1},
+                {"PullZoneId": 2**63, "EnviromentalVariables": [{"Name": 1}]},
+            ],
+        ),
+    )
+    assert error.errors == [
+        FieldError("Records[0].Ttl", "'300' is not of type 'integer'"),
+        FieldError("Records[1].Disabled", "1 is not of type 'boolean'"),
+        FieldError("Records[1].Ttl", "True is not of type 'integer'"),
+        FieldError("Records[2].EnviromentalVariables[0].Name", "1 is not of type 'string'"),
+        FieldError("Records[2].PullZoneId", "9223372036854775808 is out of range"),
+    ]
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), float("-inf")])
+async def test_non_finite_numbers(recorder_client: Any, value: float) -> None:
+    error = await invalid(
+        recorder_client,
+        lambda c: c.dns_zones.add(
+            domain="example.com", records=[{"Ttl": "x"}, {"GeolocationLatitude": value}]
+        ),
+    )
+    assert fields(error) == {"Records[0].Ttl", "Records[1].GeolocationLatitude"}
+    assert "is not a JSON number" in str(error)
+
+
+async def test_non_finite_numbers_inside_models(recorder_client: Any) -> None:
+    record = models.DnsRecord(geolocation_longitude=float("nan"))
+    error = await invalid(
+        recorder_client, lambda c: c.dns_zones.add(domain="example.com", records=[record])
+    )
+    assert fields(error) == {"Records[0].GeolocationLongitude"}
+
+
+@pytest.mark.parametrize("value", [object(), {1, 2}, b"bytes", 1j])
+async def test_non_json_values(recorder_client: Any, value: Any) -> None:
+    error = await invalid(
+        recorder_client,
+        template(endpoints=[{"cdn": {"portMappings": [{"protocols": ["tcp", value]}]}}]),
+    )
+    assert fields(error) == {"endpoints[0].cdn.portMappings[0].protocols[1]"}
+    assert "cannot be sent as JSON" in str(error)
+
+
+async def test_non_json_values_in_extra_fields(recorder_client: Any) -> None:
+    error = await invalid(recorder_client, template(extra_fields={"when": object()}))
+    assert fields(error) == {"when"}
+
+
+async def test_dns_records_must_be_a_list(recorder_client: Any) -> None:
+    error = await invalid(
+        recorder_client, lambda c: c.dns_zones.add(domain="example.com", records={"Ttl": 1})
+    )
+    assert fields(error) == {"Records"}
+
+
+# --------------------------------------------------------------- compute, registry
+
+
+async def test_script_variable_types(recorder_client: Any) -> None:
+    error = await invalid(
+        recorder_client,
+        lambda c: c.compute.add_script_variable(1, name=5, required="yes", default_value=1),
+    )
+    assert fields(error) == {"Name", "Required", "DefaultValue"}
+
+
+async def test_registry_display_name_type(recorder_client: Any) -> None:
+    error = await invalid(recorder_client, lambda c: c.registries.add(display_name=None))
+    assert fields(error) == {"displayName"}
