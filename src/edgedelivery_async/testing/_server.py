@@ -37,7 +37,7 @@ async def serve(
     runner = web.ServerRunner(_handler(fake), shutdown_timeout=1.0)
     await runner.setup()
     try:
-        site = web.TCPSite(runner, host, port, backlog=2048, shutdown_timeout=1.0)
+        site = web.TCPSite(runner, host, port, backlog=2048)
         await site.start()
         bound_host, bound_port = runner.addresses[0][:2]
         shown = f"[{bound_host}]" if ":" in str(bound_host) else bound_host

@@ -1,0 +1,63 @@
+"""Fixtures: a fake, and raw httpx clients reaching it in-process or over loopback."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+import pytest
+
+from edgedelivery_async import _schema
+from edgedelivery_async.testing import FakeEdgeDelivery
+from edgedelivery_async.testing._routes import deref, route_for
+
+KEY = "tk-Secret-5e1f0c"
+AUTH = {"AccessKey": KEY}
+
+
+@pytest.fixture
+def fake() -> FakeEdgeDelivery:
+    """A fake with two pull zones (and their shield zones), one script, one app."""
+    fake = FakeEdgeDelivery(KEY)
+    fake.seed_pull_zones(2)
+    fake.add_script(7)
+    fake.add_app("app-1")
+    return fake
+
+
+@pytest.fixture(params=["in-process", "loopback"])
+async def http(
+    request: pytest.FixtureRequest, fake: FakeEdgeDelivery
+) -> AsyncIterator[httpx.AsyncClient]:
+    """A raw httpx client on the fake: through its transport, or through the aiohttp server."""
+    if request.param == "in-process":
+        async with httpx.AsyncClient(transport=fake, base_url="https://fake.test") as client:
+            yield client
+    else:
+        async with fake.serve() as url, httpx.AsyncClient(base_url=url) as client:
+            yield client
+
+
+def conforms(operation_id: str, response: httpx.Response) -> None:
+    """Assert the response is one the document declares for the operation."""
+    route = route_for(operation_id)
+    raw = _schema.spec()["paths"][route.operation.path][route.operation.method.lower()]
+    status = response.status_code
+    key = next(
+        (k for k in (str(status), f"{status // 100}XX", "default") if k in raw["responses"]), None
+    )
+    assert key is not None, f"{operation_id}: {status} is not declared"
+    content = deref(raw["responses"][key]).get("content")
+    if not content:
+        if key != "default":
+            assert response.content == b"", f"{operation_id}: {status} declares no body"
+        return
+    assert response.headers["content-type"] == "application/json"
+    problems = _schema.validate(content["application/json"]["schema"], response.json())
+    assert problems == [], problems
+
+
+def body(response: httpx.Response) -> Any:
+    """The JSON body of a response."""
+    return response.json()

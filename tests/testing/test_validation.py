@@ -1,0 +1,208 @@
+"""Request validation from the document: bodies, media types, JSON syntax, path parameters."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from edgedelivery_async.testing import FakeEdgeDelivery
+
+from .conftest import AUTH, conforms
+
+JSON = {**AUTH, "Content-Type": "application/json"}
+
+
+async def test_force_ssl_body_errors_are_api_error_data(http: httpx.AsyncClient) -> None:
+    response = await http.post("/pullzone/1/setForceSSL", json={"Hostname": ""}, headers=AUTH)
+    assert response.status_code == 400
+    conforms("PullZonePublic_SetForceSSL", response)
+    error = response.json()
+    assert set(error) == {"ErrorKey", "Field", "Message"}
+    assert error["ErrorKey"] == "request.invalid"
+    assert "ForceSSL" in error["Message"]
+    assert "Hostname" in error["Message"]
+
+
+async def test_unknown_fields_are_refused_where_the_document_forbids_them(
+    http: httpx.AsyncClient, fake: FakeEdgeDelivery
+) -> None:
+    response = await http.post(
+        "/pullzone/1/setForceSSL",
+        json={"Hostname": "pz1.example.test", "ForceSSL": True, "forceSsl": True},
+        headers=AUTH,
+    )
+    assert response.status_code == 400
+    assert "unknown fields" in response.json()["Message"]
+    assert fake.force_ssl(1, "pz1.example.test") is False
+
+
+async def test_unknown_fields_are_ignored_where_the_document_allows_them(
+    http: httpx.AsyncClient,
+) -> None:
+    response = await http.post(
+        "/compute/script/7/variables/add", json={"Name": "A", "Extra": 1}, headers=AUTH
+    )
+    assert response.status_code == 200
+    assert "Extra" not in response.json()
+
+
+async def test_core_type_errors_name_the_field(http: httpx.AsyncClient) -> None:
+    response = await http.post(
+        "/dnszone", json={"Domain": "x.example", "Records": [{"Ttl": "300"}]}, headers=AUTH
+    )
+    assert response.status_code == 400
+    conforms("DnsZone_Add", response)
+    assert response.json()["Field"] == "Records[0].Ttl"
+
+
+async def test_container_errors_are_validation_style(http: httpx.AsyncClient) -> None:
+    response = await http.post(
+        "/mc/apps/app-1/containers",
+        json={"name": "x" * 51, "image": "nginx", "imageDigest": "sha256:nope"},
+        headers=AUTH,
+    )
+    assert response.status_code == 400
+    conforms("ContainerTemplate_Add", response)
+    problem = response.json()
+    assert problem["status"] == 400
+    assert problem["instance"] == "/mc/apps/app-1/containers"
+    assert problem["id"]
+    assert {e["field"] for e in problem["errors"]} == {"name", "imageDigest"}
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        {"name": "a"},
+        {"name": "a", "image": ""},
+        {"name": "a", "imageRegistryId": ""},
+        {"name": "a", "image": "", "imageRegistryId": ""},
+    ],
+)
+async def test_image_or_registry_id_must_be_non_empty(
+    http: httpx.AsyncClient, template: dict[str, str]
+) -> None:
+    response = await http.post("/mc/apps/app-1/containers", json=template, headers=AUTH)
+    assert response.status_code == 400
+    [error] = response.json()["errors"]
+    assert "image or imageRegistryId" in error["message"]
+
+
+@pytest.mark.parametrize(
+    "template", [{"name": "a", "image": "x"}, {"name": "a", "imageRegistryId": "r"}]
+)
+async def test_either_image_field_is_enough(
+    http: httpx.AsyncClient, template: dict[str, str]
+) -> None:
+    response = await http.post("/mc/apps/app-1/containers", json=template, headers=AUTH)
+    assert response.is_success
+
+
+async def test_environment_values_must_be_strings(
+    http: httpx.AsyncClient, fake: FakeEdgeDelivery
+) -> None:
+    template_id = fake.add_template("app-1")
+    response = await http.put(
+        f"/mc/apps/app-1/containers/{template_id}/env", json={"N": 1}, headers=AUTH
+    )
+    assert response.status_code == 400
+    assert response.json()["errors"][0]["field"] == "N"
+    assert fake.environment("app-1", template_id) == {}
+
+
+@pytest.mark.parametrize(
+    ("path", "family"),
+    [("/dnszone", "core"), ("/mc/registries", "container")],
+)
+@pytest.mark.parametrize("payload", [b"{", b"{'a': 1}", b"NaN", b'{"Domain": 1e999}'])
+async def test_malformed_json(
+    http: httpx.AsyncClient, path: str, family: str, payload: bytes
+) -> None:
+    response = await http.post(path, content=payload, headers=JSON)
+    assert response.status_code == 400
+    if family == "core":
+        assert response.json()["ErrorKey"] == "request.malformed_json"
+    else:
+        assert response.json()["errors"][0]["message"].startswith("malformed JSON")
+
+
+async def test_empty_body_is_refused(http: httpx.AsyncClient) -> None:
+    response = await http.post("/mc/registries", content=b"", headers=JSON)
+    assert response.status_code == 400
+    assert response.json()["errors"][0]["message"] == "a request body is required"
+
+
+@pytest.mark.parametrize("media_type", ["text/plain", "application/xml", "text/json-seq", None])
+async def test_core_operations_take_only_application_json(
+    http: httpx.AsyncClient, media_type: str | None
+) -> None:
+    headers = dict(AUTH) | ({"Content-Type": media_type} if media_type else {})
+    response = await http.post(
+        "/compute/script/7/variables/add", content=b'{"Name": "A"}', headers=headers
+    )
+    assert response.status_code == 415
+    assert response.json()["ErrorKey"] == "request.unsupported_media_type"
+    wrong = await http.post(
+        "/compute/script/7/variables/add",
+        content=b'{"Name": "A"}',
+        headers=AUTH | {"Content-Type": "text/json"},
+    )
+    assert wrong.status_code == 415
+
+
+async def test_force_ssl_wrong_media_type_is_a_400_as_415_is_not_declared(
+    http: httpx.AsyncClient,
+) -> None:
+    response = await http.post(
+        "/pullzone/1/setForceSSL",
+        content=b'{"Hostname": "pz1.example.test", "ForceSSL": true}',
+        headers=AUTH | {"Content-Type": "text/plain"},
+    )
+    assert response.status_code == 400
+    conforms("PullZonePublic_SetForceSSL", response)
+
+
+@pytest.mark.parametrize(
+    "media_type",
+    [
+        "application/json",
+        "application/json; charset=utf-8",
+        "text/json",
+        "application/merge-patch+json",
+        "application/vnd.edge+json",
+    ],
+)
+async def test_container_operations_take_json_media_types(
+    http: httpx.AsyncClient, media_type: str
+) -> None:
+    response = await http.post(
+        "/mc/registries",
+        content=b'{"displayName": "x"}',
+        headers=AUTH | {"Content-Type": media_type},
+    )
+    assert response.is_success, response.text
+
+
+@pytest.mark.parametrize(
+    "media_type", ["text/plain", "application/jsonx", "application/+json", "text/xml+json"]
+)
+async def test_container_operations_refuse_other_media_types(
+    http: httpx.AsyncClient, media_type: str
+) -> None:
+    response = await http.post(
+        "/mc/registries",
+        content=b'{"displayName": "x"}',
+        headers=AUTH | {"Content-Type": media_type},
+    )
+    assert response.status_code == 415
+    conforms("ContainerRegistry_Add", response)
+    assert response.json()["status"] == 415
+
+
+async def test_force_ssl_path_id_must_be_an_int64(http: httpx.AsyncClient) -> None:
+    for raw in ("abc", "1.5", str(2**63)):
+        response = await http.post(
+            f"/pullzone/{raw}/setForceSSL", json={"Hostname": "a", "ForceSSL": True}, headers=AUTH
+        )
+        assert response.status_code == 400
+        assert response.json()["Field"] == "id"
