@@ -40,6 +40,9 @@ class RawRequest:
     content: bytes | None = None
 
 
+_ENCODED_BODY = frozenset({"content-encoding", "content-length", "transfer-encoding"})
+
+
 @dataclass(slots=True)
 class RawResponse:
     """A reply: status, case-insensitive headers and the whole body."""
@@ -67,9 +70,9 @@ class RawResponse:
     def to_httpx(self) -> httpx.Response:
         """The reply as an `httpx.Response`; its request carries no credentials."""
         request = httpx.Request(self.method, self.url)
-        return httpx.Response(
-            self.status, headers=list(self.headers.items()), content=self.content, request=request
-        )
+        # The body is already decoded: drop the headers that describe the encoded one.
+        headers = [(k, v) for k, v in self.headers.items() if k.lower() not in _ENCODED_BODY]
+        return httpx.Response(self.status, headers=headers, content=self.content, request=request)
 
 
 def parse_retry_after(value: str | None) -> float | None:
