@@ -1,0 +1,334 @@
+"""The key goes only into the AccessKey header, only to the configured origin."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import httpx
+import pytest
+
+from edgedelivery_async import (
+    APIConnectionError,
+    APIStatusError,
+    ConfigurationError,
+    EdgeDeliveryClient,
+    EdgeDeliveryError,
+    InvalidRequestError,
+)
+
+from .conftest import BASE, KEY, REGISTRY, SHIELD_CONFIG, UPLOAD_SCANNING, Recorder, mock_client
+
+OK = httpx.Response(200, json=REGISTRY)
+
+
+@pytest.fixture(autouse=True)
+def no_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("EDGEDELIVERY_ACCESS_KEY", raising=False)
+    monkeypatch.delenv("EDGEDELIVERY_BASE_URL", raising=False)
+
+
+def assert_no_key(*texts: object) -> None:
+    for text in texts:
+        assert KEY not in str(text)
+        assert KEY not in repr(text)
+
+
+async def test_key_only_in_the_access_key_header() -> None:
+    recorder = Recorder(httpx.Response(200, json={"id": 1, "error": ""}))
+    async with mock_client(recorder) as client:
+        await client.registries.add(display_name="main")
+
+    (request,) = recorder.requests
+    assert request.headers["AccessKey"] == KEY
+    assert KEY not in str(request.url)
+    assert KEY.encode() not in request.content
+    others = [v for k, v in request.headers.items() if k.lower() != "accesskey"]
+    assert_no_key(*others)
+
+
+def test_key_not_in_reprs() -> None:
+    client = EdgeDeliveryClient(KEY, BASE)
+    assert repr(client) == "EdgeDeliveryClient(base_url='https://api.edge.test', access_key='***')"
+    assert_no_key(client, client.with_options(timeout=3), client._engine.access_key)
+    assert_no_key(*vars(client).values())
+    assert repr(EdgeDeliveryClient(None, BASE)).endswith("access_key=None)")
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        httpx.Response(401, json={"Message": "Invalid key."}),
+        httpx.Response(500, text="<html>boom</html>"),
+        httpx.Response(200, json={"error": {"success": False, "message": "no"}}),
+        httpx.Response(200, text="not json"),
+        httpx.ConnectError("refused"),
+        httpx.ReadTimeout("slow"),
+    ],
+    ids=["status", "html", "result", "validation", "connect", "timeout"],
+)
+async def test_key_not_in_errors(reply: Any) -> None:
+    async with mock_client(Recorder(reply), max_retries=0) as client:
+        with pytest.raises(EdgeDeliveryError) as info:
+            await client.shield.get_upload_scanning(7)
+
+    error = info.value
+    assert_no_key(error, error.args, error.__cause__)
+    if isinstance(error, APIConnectionError):
+        return
+    response = error.response  # type: ignore[attr-defined]
+    assert "AccessKey" not in response.request.headers
+    assert_no_key(response.request.headers, response.headers, response.request.url)
+
+
+async def test_key_not_in_validation_errors() -> None:
+    async with mock_client(Recorder(OK)) as client:
+        with pytest.raises(InvalidRequestError) as info:
+            await client.registries.add(display_name=5)  # type: ignore[arg-type]
+    assert_no_key(info.value)
+
+
+@pytest.mark.parametrize("bad", ["line\nbreak", "tab\there", "ключ", "   "])
+def test_bad_keys_are_refused_without_echoing_them(bad: str) -> None:
+    with pytest.raises(ConfigurationError) as info:
+        EdgeDeliveryClient(bad, BASE)
+    assert bad.strip() == "" or bad not in str(info.value)
+
+
+async def test_key_not_in_debug_logs(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG)
+    recorder = Recorder(
+        httpx.Response(503, headers={"Retry-After": "0"}),
+        httpx.ConnectError("refused"),
+        httpx.Response(302, headers={"Location": "https://evil.test/x"}),
+    )
+    async with mock_client(recorder) as client:
+        with pytest.raises(APIStatusError):
+            await client.registries.get(31)
+        recorder.replies = [OK]
+        await client.registries.get(31)
+
+    assert len(caplog.records) >= 4
+    for record in caplog.records:
+        assert_no_key(record.getMessage(), record.args)
+
+
+# ------------------------------------------------------------------- redirects
+
+
+def two_hosts(location: str, status: int = 302) -> Recorder:
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.host == "api.edge.test" and request.url.path == "/mc/registries/31":
+            return httpx.Response(status, headers={"Location": location})
+        return OK
+
+    return Recorder(handler)
+
+
+@pytest.mark.parametrize("status", [301, 302, 303, 307, 308])
+@pytest.mark.parametrize(
+    "location",
+    [
+        "https://evil.test/mc/registries/31",
+        "//evil.test/steal",
+        "http://api.edge.test/mc/registries/32",
+        "https://api.edge.test:8443/mc/registries/32",
+        "https://api.edge.test.evil.test/x",
+    ],
+)
+async def test_redirect_to_another_origin_is_not_followed(
+    status: int, location: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    recorder = two_hosts(location, status)
+    async with mock_client(recorder) as client:
+        with pytest.raises(APIStatusError) as info:
+            await client.registries.get(31)
+
+    assert info.value.status_code == status
+    assert [str(r.url) for r in recorder.requests] == [f"{BASE}/mc/registries/31"]
+    assert "not following a redirect" in caplog.text
+
+
+@pytest.mark.parametrize("status", [301, 302, 303, 307, 308])
+@pytest.mark.parametrize(
+    "location", ["/mc/registries/32", "https://api.edge.test/mc/registries/32", "32"]
+)
+async def test_same_origin_redirect_is_followed_for_get(status: int, location: str) -> None:
+    recorder = two_hosts(location, status)
+    async with mock_client(recorder) as client:
+        registry = await client.registries.get(31)
+
+    assert registry.id == 31
+    _, second = recorder.requests
+    assert str(second.url) == f"{BASE}/mc/registries/32"
+    assert second.method == "GET"
+    assert second.headers["AccessKey"] == KEY
+
+
+@pytest.mark.parametrize("status", [307, 308])
+async def test_same_origin_307_and_308_keep_a_post(status: int) -> None:
+    recorder = Recorder(
+        httpx.Response(status, headers={"Location": "/mc/registries-v2"}),
+        httpx.Response(200, json={"id": 3, "error": ""}),
+    )
+    async with mock_client(recorder) as client:
+        assert await client.registries.add(display_name="main") == 3
+
+    first, second = recorder.requests
+    assert second.method == "POST"
+    assert second.url.raw_path == b"/mc/registries-v2"
+    assert second.content == first.content == b'{"displayName":"main"}'
+
+
+@pytest.mark.parametrize("status", [301, 302, 303])
+async def test_post_is_not_turned_into_a_get(status: int) -> None:
+    recorder = Recorder(httpx.Response(status, headers={"Location": "/elsewhere"}))
+    async with mock_client(recorder) as client:
+        with pytest.raises(APIStatusError) as info:
+            await client.registries.add(display_name="main")
+    assert info.value.status_code == status
+    assert len(recorder.requests) == 1
+
+
+async def test_redirect_loops_end() -> None:
+    recorder = Recorder(httpx.Response(302, headers={"Location": "/mc/registries/31"}))
+    async with mock_client(recorder) as client:
+        with pytest.raises(APIStatusError) as info:
+            await client.registries.get(31)
+    assert info.value.status_code == 302
+    assert len(recorder.requests) == 6  # the call and five redirects
+
+
+@pytest.mark.parametrize("location", ["http://[bad/", "https://api.edge.test:99999/x", ""])
+async def test_unreadable_location(location: str) -> None:
+    recorder = Recorder(httpx.Response(302, headers={"Location": location}))
+    async with mock_client(recorder) as client:
+        with pytest.raises(APIStatusError):
+            await client.registries.get(31)
+    assert len(recorder.requests) == 1
+
+
+# ------------------------------------------------------------ plain http, base URL
+
+
+@pytest.mark.parametrize(
+    "url", ["http://api.edge.test", "http://10.0.0.1:8080", "http://localhost.evil.test"]
+)
+def test_plain_http_to_a_remote_host_is_refused(url: str) -> None:
+    with pytest.raises(ConfigurationError, match="allow_insecure_http"):
+        EdgeDeliveryClient(KEY, url)
+    assert EdgeDeliveryClient(KEY, url, allow_insecure_http=True).base_url == url
+
+
+@pytest.mark.parametrize(
+    "url", ["http://127.0.0.1:8080", "http://localhost", "http://[::1]:9000", "http://127.9.9.9"]
+)
+async def test_plain_http_to_loopback_is_allowed(url: str) -> None:
+    recorder = Recorder(OK)
+    async with mock_client(recorder, base_url=url) as client:
+        await client.registries.get(31)
+    assert str(recorder.requests[0].url) == f"{url}/mc/registries/31"
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "ftp://api.edge.test",
+        "https://",
+        "api.edge.test",
+        "https://user:pw@api.edge.test",
+        "https://api.edge.test?x=1",
+        "https://api.edge.test#frag",
+        "https://api.edge.test:99999",
+        "   ",
+    ],
+)
+def test_unusable_base_urls(url: str) -> None:
+    with pytest.raises(ConfigurationError):
+        EdgeDeliveryClient(KEY, url)
+
+
+def test_no_base_url_at_all() -> None:
+    with pytest.raises(ConfigurationError, match="EDGEDELIVERY_BASE_URL"):
+        EdgeDeliveryClient(KEY)
+
+
+# ----------------------------------------------------------- keys and environment
+
+
+async def test_shield_calls_work_without_a_key() -> None:
+    recorder = Recorder(
+        lambda r: httpx.Response(
+            200,
+            json={"data": SHIELD_CONFIG}
+            if b"get-by-pullzone" in r.url.raw_path
+            else UPLOAD_SCANNING,
+        )
+    )
+    async with mock_client(recorder, access_key=None) as client:
+        assert (await client.shield.get_zone_by_pull_zone(42)).shield_zone_id == 9001
+        assert (await client.shield.get_upload_scanning(9001)).is_enabled is True
+
+    assert all("AccessKey" not in r.headers for r in recorder.requests)
+
+
+@pytest.mark.parametrize(
+    ("name", "call"),
+    [
+        ("/pullzone/", lambda c: c.pull_zones.set_force_ssl(1, hostname="h", force_ssl=True)),
+        ("/compute/", lambda c: c.compute.add_script_variable(1, name="A")),
+        ("/dnszone", lambda c: c.dns_zones.add(domain="example.com")),
+        ("/mc/", lambda c: c.containers.set_environment("a", "c", {})),
+        ("/mc/", lambda c: c.containers.add_template("a", name="n", image="i")),
+        ("/mc/", lambda c: c.registries.add(display_name="main")),
+        ("/mc/", lambda c: c.registries.get(1)),
+    ],
+)
+async def test_keyed_calls_without_a_key_send_nothing(name: str, call: Any) -> None:
+    recorder = Recorder(OK)
+    async with mock_client(recorder, access_key=None) as client:
+        with pytest.raises(ConfigurationError, match="EDGEDELIVERY_ACCESS_KEY") as info:
+            await call(client)
+    assert name in str(info.value)
+    assert recorder.requests == []
+
+
+async def test_empty_key_counts_as_no_key() -> None:
+    recorder = Recorder(OK)
+    async with mock_client(recorder, access_key="") as client:
+        with pytest.raises(ConfigurationError):
+            await client.registries.get(1)
+    assert recorder.requests == []
+
+
+async def test_environment_variables_are_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("EDGEDELIVERY_ACCESS_KEY", "env-key-123")
+    monkeypatch.setenv("EDGEDELIVERY_BASE_URL", "https://env.edge.test/")
+    recorder = Recorder(OK)
+    async with (
+        httpx.AsyncClient(transport=httpx.MockTransport(recorder)) as http,
+        EdgeDeliveryClient(http_client=http) as client,
+    ):
+        assert client.base_url == "https://env.edge.test"
+        await client.registries.get(31)
+
+    (request,) = recorder.requests
+    assert str(request.url) == "https://env.edge.test/mc/registries/31"
+    assert request.headers["AccessKey"] == "env-key-123"
+    assert "env-key-123" not in repr(client)
+
+
+async def test_arguments_win_over_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("EDGEDELIVERY_ACCESS_KEY", "env-key-123")
+    monkeypatch.setenv("EDGEDELIVERY_BASE_URL", "https://env.edge.test")
+    recorder = Recorder(OK)
+    async with mock_client(recorder) as client:
+        await client.registries.get(31)
+    assert str(recorder.requests[0].url).startswith(BASE)
+    assert recorder.requests[0].headers["AccessKey"] == KEY
+
+
+def test_plain_http_from_the_environment_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("EDGEDELIVERY_BASE_URL", "http://api.edge.test")
+    with pytest.raises(ConfigurationError):
+        EdgeDeliveryClient(KEY)
