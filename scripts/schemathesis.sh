@@ -15,7 +15,7 @@ if [ -z "$PYTHON" ]; then
   PYTHON=python3
   [ -x "$ROOT/.venv/bin/python" ] && PYTHON="$ROOT/.venv/bin/python"
 fi
-MAX_EXAMPLES="${MAX_EXAMPLES:-40}"
+MAX_EXAMPLES="${MAX_EXAMPLES:-60}"
 SEED="${SEED:-1}"
 TIME_LIMIT="${TIME_LIMIT:-170}"
 
