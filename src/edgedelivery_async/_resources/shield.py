@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, AsyncIterator, Iterable
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable
 from typing import TypeVar
 
 from edgedelivery_openapi.models import ShieldZoneConfig, UploadScanningConfig
@@ -13,6 +13,7 @@ from .._response import json_body, member, parse_model
 from ._base import Resource
 
 K = TypeVar("K", int, str)
+V = TypeVar("V")
 
 
 class Shield(Resource):
@@ -44,13 +45,8 @@ class Shield(Resource):
 
         Every id yields one `BulkResult` (key = the pull zone id). See `fan_out`.
         """
-        self._client._engine.transport.reserve_connections(concurrency)
-        return fan_out(
-            self.get_zone_by_pull_zone,
-            pull_zone_ids,
-            concurrency=concurrency,
-            rate_limit=rate_limit,
-            progress=progress,
+        return self._fan_out(
+            self.get_zone_by_pull_zone, pull_zone_ids, concurrency, rate_limit, progress
         )
 
     def iter_upload_scanning(
@@ -62,11 +58,19 @@ class Shield(Resource):
         progress: BulkProgress | None = None,
     ) -> AsyncIterator[BulkResult[K, UploadScanningConfig]]:
         """Read the upload scanning state of many shield zones; see `iter_zones_by_pull_zones`."""
+        return self._fan_out(
+            self.get_upload_scanning, shield_zone_ids, concurrency, rate_limit, progress
+        )
+
+    def _fan_out(
+        self,
+        call: Callable[[K], Awaitable[V]],
+        keys: Iterable[K] | AsyncIterable[K],
+        concurrency: int,
+        rate_limit: float | None,
+        progress: BulkProgress | None,
+    ) -> AsyncIterator[BulkResult[K, V]]:
         self._client._engine.transport.reserve_connections(concurrency)
         return fan_out(
-            self.get_upload_scanning,
-            shield_zone_ids,
-            concurrency=concurrency,
-            rate_limit=rate_limit,
-            progress=progress,
+            call, keys, concurrency=concurrency, rate_limit=rate_limit, progress=progress
         )
