@@ -85,7 +85,7 @@ class FakeApp:
             return r.json_reply(405, r.problem(405, detail, _path(raw_path)), allow)
         reply = self._operation(resolved, raw_path, headers, body)
         if method == "HEAD":
-            return Reply(reply.status, reply.headers, b"", reply.data)
+            return Reply(reply.status, reply.headers, b"")
         return reply
 
     def error(

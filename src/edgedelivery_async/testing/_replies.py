@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from http import HTTPStatus
 from typing import Any
 
@@ -26,7 +26,6 @@ class Reply:
     status: int
     headers: tuple[tuple[str, str], ...] = ()
     body: bytes = b""
-    data: Any = field(default=None, compare=False, repr=False)  # the JSON value, if any
 
     def header(self, name: str) -> str | None:
         """The first value of a header (case-insensitive)."""
@@ -37,7 +36,7 @@ class Reply:
 def json_reply(status: int, data: Any, headers: tuple[tuple[str, str], ...] = ()) -> Reply:
     """A JSON reply; ASCII-escaped so any decoded string (lone surrogates too) encodes."""
     body = json.dumps(data, separators=(",", ":")).encode()
-    return Reply(status, (("Content-Type", "application/json"), *headers), body, data)
+    return Reply(status, (("Content-Type", "application/json"), *headers), body)
 
 
 def empty_reply(status: int, headers: tuple[tuple[str, str], ...] = ()) -> Reply:
