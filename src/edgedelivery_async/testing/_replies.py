@@ -89,8 +89,14 @@ def object_result_error(status: int, declared_type: str) -> dict[str, Any]:
 def result_wrapper(
     data: Any, *, success: bool = True, message: str = "", key: str = ""
 ) -> dict[str, Any]:
-    """The `{error, data}` wrapper of upload scanning (reference 2.8)."""
-    return {"error": {"success": success, "message": message, "errorKey": key}, "data": data}
+    """The `{error, data}` wrapper of upload scanning (reference 2.8).
+
+    A failure leaves `data` out: the document does not declare it nullable.
+    """
+    wrapper: dict[str, Any] = {"error": {"success": success, "message": message, "errorKey": key}}
+    if data is not None:
+        wrapper["data"] = data
+    return wrapper
 
 
 def _title(status: int) -> str:
