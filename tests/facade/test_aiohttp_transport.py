@@ -7,6 +7,7 @@ import gzip
 import json
 import socket
 from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,6 +16,7 @@ from aiohttp import web
 
 from edgedelivery_async import (
     APIConnectionError,
+    APIStatusError,
     APITimeoutError,
     EdgeDeliveryClient,
     NotFoundError,
@@ -86,8 +88,8 @@ def no_proxies(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(name, raising=False)
 
 
-@pytest.fixture
-async def server() -> AsyncIterator[LoopbackServer]:
+@asynccontextmanager
+async def loopback_server() -> AsyncIterator[LoopbackServer]:
     loopback = LoopbackServer()
     app = web.Application()
     app.router.add_route("*", "/{tail:.*}", loopback.handle)
@@ -101,6 +103,12 @@ async def server() -> AsyncIterator[LoopbackServer]:
         yield loopback
     finally:
         await runner.cleanup()
+
+
+@pytest.fixture
+async def server() -> AsyncIterator[LoopbackServer]:
+    async with loopback_server() as loopback:
+        yield loopback
 
 
 @pytest.fixture
@@ -229,3 +237,19 @@ async def test_async_with_closes_the_pool(server: LoopbackServer) -> None:
         session = transport._session
     assert session is not None
     assert session.closed
+
+
+async def test_redirects_over_aiohttp(server: LoopbackServer) -> None:
+    async with loopback_server() as other:
+        server.replies = [
+            status(307, None, Location="/mc/registries/32"),
+            status(302, None, Location=f"{other.base_url}/mc/registries/33"),
+        ]
+        async with EdgeDeliveryClient(KEY, server.base_url, retry=FAST) as client:
+            with pytest.raises(APIStatusError) as info:
+                await client.registries.get(31)
+
+        assert info.value.status_code == 302
+        assert other.requests == []  # the other origin (another port) received nothing
+        assert [r.raw_path for r in server.requests] == ["/mc/registries/31", "/mc/registries/32"]
+        assert server.header(1, "AccessKey") == [KEY]

@@ -148,3 +148,9 @@ def test_invalid_with_options(options: dict[str, Any]) -> None:
 def test_invalid_jitter(jitter: float) -> None:
     with pytest.raises(ConfigurationError):
         RetryPolicy(jitter=jitter)
+
+
+@pytest.mark.parametrize(("access_key", "base_url"), [(123, BASE), (KEY, 123), (b"key", BASE)])
+def test_key_and_base_url_must_be_strings(access_key: Any, base_url: Any) -> None:
+    with pytest.raises(ConfigurationError):
+        EdgeDeliveryClient(access_key, base_url)
