@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
+import httpx
+
 from ._exceptions import APIConnectionError, ConfigurationError, status_error
 from ._retry import RetryPolicy
 from ._timeouts import Timeout
@@ -206,6 +208,8 @@ def check_base_url(base_url: str, *, allow_insecure_http: bool) -> str:
         raise ConfigurationError(f"base_url is not a valid URL: {exc}") from None
     if parts.scheme not in ("http", "https") or not host:
         raise ConfigurationError("base_url must be an absolute http:// or https:// URL")
+    if not _encodable_host(base_url, host):
+        raise ConfigurationError(f"base_url has a host name that cannot be encoded: {host!r}")
     if parts.username or parts.password or parts.query or parts.fragment:
         raise ConfigurationError("base_url must not carry credentials, a query or a fragment")
     if parts.scheme == "http" and not allow_insecure_http and not _is_loopback(host):
@@ -214,6 +218,18 @@ def check_base_url(base_url: str, *, allow_insecure_http: bool) -> str:
             "use https:// or pass allow_insecure_http=True"
         )
     return base_url
+
+
+def _encodable_host(base_url: str, host: str) -> bool:
+    """Whether both HTTP stacks can encode the host (IDNA 2003 for aiohttp, 2008 for httpx)."""
+    if ":" in host:  # an IPv6 literal
+        return True
+    try:
+        host.encode("idna").decode("idna")
+        httpx.URL(base_url).host  # noqa: B018 - raises for a host httpx cannot encode
+    except (UnicodeError, httpx.InvalidURL):
+        return False
+    return True
 
 
 def _is_loopback(host: str) -> bool:
