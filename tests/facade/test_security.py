@@ -241,6 +241,10 @@ async def test_plain_http_to_loopback_is_allowed(url: str) -> None:
         "https://api.edge.test#frag",
         "https://api.edge.test:99999",
         "   ",
+        "https://a..b",
+        "https://" + "a" * 64 + ".test",
+        "https://xn--.test",
+        "https://\u2603.test",
     ],
 )
 def test_unusable_base_urls(url: str) -> None:
