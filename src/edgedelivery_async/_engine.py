@@ -208,10 +208,11 @@ def check_base_url(base_url: str, *, allow_insecure_http: bool) -> str:
         raise ConfigurationError(f"base_url is not a valid URL: {exc}") from None
     if parts.scheme not in ("http", "https") or not host:
         raise ConfigurationError("base_url must be an absolute http:// or https:// URL")
-    if not _encodable_host(base_url, host):
-        raise ConfigurationError(f"base_url has a host name that cannot be encoded: {host!r}")
     if parts.username or parts.password or parts.query or parts.fragment:
         raise ConfigurationError("base_url must not carry credentials, a query or a fragment")
+    unusable = _unusable(base_url, host)
+    if unusable:
+        raise ConfigurationError(f"base_url cannot be used: {unusable}")
     if parts.scheme == "http" and not allow_insecure_http and not _is_loopback(host):
         raise ConfigurationError(
             "refusing to send the access key over plain http:// to a non-loopback host; "
@@ -220,16 +221,15 @@ def check_base_url(base_url: str, *, allow_insecure_http: bool) -> str:
     return base_url
 
 
-def _encodable_host(base_url: str, host: str) -> bool:
-    """Whether both HTTP stacks can encode the host (IDNA 2003 for aiohttp, 2008 for httpx)."""
-    if ":" in host:  # an IPv6 literal
-        return True
+def _unusable(base_url: str, host: str) -> str | None:
+    """Why aiohttp (IDNA 2003) or httpx (IDNA 2008, control characters) would refuse it."""
     try:
-        host.encode("idna").decode("idna")
-        httpx.URL(base_url).host  # noqa: B018 - raises for a host httpx cannot encode
-    except (UnicodeError, httpx.InvalidURL):
-        return False
-    return True
+        if ":" not in host:  # not an IPv6 literal
+            host.encode("idna").decode("idna")
+        httpx.URL(base_url).host  # noqa: B018 - raises for what httpx cannot encode
+    except (UnicodeError, httpx.InvalidURL) as exc:
+        return str(exc)
+    return None
 
 
 def _is_loopback(host: str) -> bool:
