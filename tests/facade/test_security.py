@@ -245,6 +245,8 @@ async def test_plain_http_to_loopback_is_allowed(url: str) -> None:
         "https://" + "a" * 64 + ".test",
         "https://xn--.test",
         "https://\u2603.test",
+        "https://api.edge.test/v\t1",
+        "https://api.edge.test/v\x001",
     ],
 )
 def test_unusable_base_urls(url: str) -> None:
