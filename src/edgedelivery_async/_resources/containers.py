@@ -70,10 +70,10 @@ class Containers(Resource):
             volumeMounts=volume_mounts,
         )
         if template is not None:
-            if fields:
+            if fields or extra_fields:
                 raise InvalidRequestError(
                     "ContainerTemplate_Add",
-                    [Problem("", "pass either template or keyword fields, not both")],
+                    [Problem("", "pass either template or keyword fields (or extra_fields)")],
                 )
             body: Any = template
         else:
