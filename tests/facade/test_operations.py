@@ -299,6 +299,10 @@ async def test_add_template_refuses_template_and_keywords(
 ) -> None:
     with pytest.raises(InvalidRequestError, match="either template or keyword fields"):
         await client.containers.add_template("app-1", {"name": "a", "image": "b"}, name="c")
+    with pytest.raises(InvalidRequestError, match="either template or keyword fields"):
+        await client.containers.add_template(
+            "app-1", {"name": "a", "image": "b"}, extra_fields={"imagePullPolicy": "always"}
+        )
     assert httpx_mock.get_requests() == []
 
 
