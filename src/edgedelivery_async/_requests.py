@@ -33,7 +33,12 @@ def prepare(
     content = None
     if op.body_schema is not None:
         body_problems: list[Problem] = []
-        wire = to_wire(body, "", body_problems)
+        try:
+            wire = to_wire(body, "", body_problems)
+        except RecursionError:
+            raise InvalidRequestError(
+                op.operation_id, [Problem("", "is nested too deeply (or contains itself)")]
+            ) from None
         flagged = {problem.field for problem in body_problems}
         body_problems.extend(p for p in validate(op.body_schema, wire) if p.field not in flagged)
         if not body_problems:

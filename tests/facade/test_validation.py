@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
+import httpx
 import pytest
 
 from edgedelivery_async import EdgeDeliveryClient, FieldError, InvalidRequestError, models
@@ -363,3 +364,13 @@ async def test_script_variable_types(recorder_client: Any) -> None:
 async def test_registry_display_name_type(recorder_client: Any) -> None:
     error = await invalid(recorder_client, lambda c: c.registries.add(display_name=None))
     assert fields(error) == {"displayName"}
+
+
+async def test_self_referential_input_is_an_invalid_request() -> None:
+    loop: dict[str, object] = {"name": "api", "image": "nginx"}
+    loop["probes"] = loop
+    recorder = Recorder(httpx.Response(200, json={}))
+    async with mock_client(recorder) as client:
+        with pytest.raises(InvalidRequestError, match="contains itself"):
+            await client.containers.add_template("app", loop)
+    assert recorder.requests == []
