@@ -1,0 +1,30 @@
+"""The `edgedelivery` command line: one subcommand per operation, `shield dump`, `demo`.
+
+Install it with the `cli` extra (`pip install 'edgedelivery-async[cli]'`); it needs
+typer and rich, which the SDK itself does not. `main()` is the console script.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+INSTALL_HINT = (
+    "The edgedelivery command needs typer and rich: pip install 'edgedelivery-async[cli]'"
+)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line with `argv` (default: `sys.argv[1:]`); returns the exit status."""
+    try:
+        import rich  # noqa: F401
+        import typer  # noqa: F401
+    except ImportError as exc:
+        print(f"{INSTALL_HINT} ({exc})", file=sys.stderr)
+        return 2
+    from ._app import run
+
+    return run(argv)
+
+
+__all__ = ["main"]

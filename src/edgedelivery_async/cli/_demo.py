@@ -1,0 +1,164 @@
+"""`edgedelivery demo`: the shield dump against an embedded fake API, no account needed.
+
+The fake (`edgedelivery_async.testing.FakeEdgeDelivery`) serves on 127.0.0.1 on a free
+port, seeded with pull zones and their shield zones. Every 250th pull zone has no
+shield zone (its line is a 404 error, on purpose), and a small share of requests is
+answered 503 or 429, which the SDK's retries absorb. The dump then runs over the SDK's
+default (aiohttp) transport, exactly as against the real API.
+
+Exit status: 0 when the only failures are the pull zones seeded without a shield
+zone, 1 when anything else failed, 130 after Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+from edgedelivery_openapi.models import ShieldZoneConfig
+
+from .. import APIStatusError, BulkResult, EdgeDeliveryClient, NotFoundError
+from ..testing import SEED_SHIELD_ZONE_OFFSET, FakeEdgeDelivery
+from ._dump import dump, run_to_end
+from ._ids import IdRanges, chain
+from ._options import settings
+from ._output import FAILED, INTERRUPTED, OK, LineWriter
+from ._progress import RunStats, stderr_is_terminal
+
+MISSING_EVERY = 250  # every 250th pull zone is seeded without a shield zone
+RATE_503 = 0.02
+RATE_429 = 0.01
+DEMO_MAX_RETRIES = 5  # with 3% injected faults, 6 failures in a row never happen in practice
+
+
+def seed(fake: FakeEdgeDelivery, count: int) -> set[int]:
+    """Pull zones 1..count with shield zones, except every 250th; returns those without."""
+    missing = set()
+    for pull_zone_id in range(1, count + 1):
+        fake.add_pull_zone(pull_zone_id)
+        if pull_zone_id % MISSING_EVERY == 0:
+            missing.add(pull_zone_id)
+            continue
+        fake.add_shield_zone(
+            pull_zone_id,
+            SEED_SHIELD_ZONE_OFFSET + pull_zone_id,
+            wafEnabled=pull_zone_id % 10 != 0,
+            learningMode=pull_zone_id % 17 == 0,
+        )
+    return missing
+
+
+def demo_command(
+    ctx: typer.Context,
+    pull_zones: Annotated[
+        int, typer.Option("--pull-zones", "-p", min=1, help="How many pull zones to seed.")
+    ] = 3000,
+    concurrency: Annotated[
+        int,
+        typer.Option("--concurrency", "-c", metavar="N", min=1, help="Requests in flight at most."),
+    ] = 100,
+    output: Annotated[
+        str | None,
+        typer.Option(
+            "--output",
+            "-o",
+            metavar="FILE",
+            help="Write every JSON line here (- for stdout); default: print two sample lines.",
+            show_default=False,
+        ),
+    ] = None,
+    latency: Annotated[
+        float, typer.Option("--latency", min=0.0, help="Seconds the fake waits per request.")
+    ] = 0.01,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="No progress bar (the summary is still printed).")
+    ] = False,
+) -> None:
+    """Run `shield dump` against an embedded fake API on loopback: no account, no network.
+
+    Every 250th pull zone has no shield zone (a 404 line, on purpose) and 3% of requests
+    fail with 503 or 429, which the retries absorb. Exits 0 when the only failures are
+    the intended 404s. The global --access-key/--base-url are not used.
+    """
+    options = settings(ctx)
+    fake = FakeEdgeDelivery(request_log_limit=max(10_000, 2 * pull_zones))
+    missing = seed(fake, pull_zones)
+    fake.set_faults(latency=latency, rate_503=RATE_503, rate_429=RATE_429, retry_after=0)
+    writer = LineWriter.open(output)
+    stats = RunStats()
+    samples: dict[bool, str] = {}
+    unexpected: list[str] = []  # the first failure that was not intended, if any
+    unexpected_count = 0
+    unabsorbed = 0  # injected 503/429 replies that reached the output (retries ran out)
+
+    def on_result(result: BulkResult[int, ShieldZoneConfig], line: str) -> None:
+        nonlocal unexpected_count, unabsorbed
+        samples.setdefault(result.ok, line)
+        intended = isinstance(result.error, NotFoundError) and result.key in missing
+        if not result.ok and not intended:
+            unexpected_count += 1
+            unexpected[:] = unexpected or [line]
+            if isinstance(result.error, APIStatusError) and result.error.status_code in (429, 503):
+                unabsorbed += 1
+
+    async def main() -> None:
+        async with fake.serve() as url:
+            print(
+                f"fake Edge Delivery API on {url}: {pull_zones} pull zones, "
+                f"{len(missing)} without a shield zone (404 on purpose), "
+                f"{RATE_503:.0%} 503 and {RATE_429:.0%} 429 replies (retried)",
+                file=sys.stderr,
+                flush=True,
+            )
+            async with EdgeDeliveryClient(
+                fake.access_key,
+                url,
+                timeout=options.timeout,
+                max_retries=options.max_retries
+                if options.max_retries is not None
+                else DEMO_MAX_RETRIES,
+            ) as client:
+                await dump(
+                    client,
+                    chain(IdRanges(((1, pull_zones),)), None),
+                    writer,
+                    stats,
+                    concurrency=concurrency,
+                    rate_limit=None,
+                    total=pull_zones,
+                    show_progress=not quiet and stderr_is_terminal() and output != "-",
+                    on_result=on_result,
+                    description="demo: shield dump",
+                )
+
+    run_to_end(main, stats, writer)
+    if output is None and samples:
+        print("sample lines (use -o FILE for all of them):", file=sys.stderr)
+        for ok in (True, False):
+            if ok in samples:
+                print(samples[ok], flush=True)
+    injected = sum(1 for item in fake.requests if item.fault)
+    print(stats.summary(), file=sys.stderr)
+    if stats.interrupted:
+        raise typer.Exit(INTERRUPTED)
+    print(
+        f"the fake injected {injected} 503/429 replies; "
+        f"the SDK's retries absorbed {injected - unabsorbed} of them",
+        file=sys.stderr,
+    )
+    if stats.output_closed:
+        raise typer.Exit(FAILED)
+    if unexpected_count:
+        print(
+            f"{unexpected_count} failures were not intended; the first: {unexpected[0]}",
+            file=sys.stderr,
+            flush=True,
+        )
+        raise typer.Exit(FAILED)
+    print(
+        f"ok: the {stats.failed} failures are exactly the pull zones seeded without a shield zone",
+        file=sys.stderr,
+        flush=True,
+    )
+    raise typer.Exit(OK)

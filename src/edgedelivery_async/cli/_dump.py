@@ -1,0 +1,225 @@
+"""`edgedelivery shield dump`: the shield configuration of many pull zones, as JSON lines.
+
+One line per pull zone, in the order results arrive:
+
+    {"pullZoneId": 7, "ok": true, "configuration": {...}}
+    {"pullZoneId": 8, "ok": false, "error": {"type": "NotFoundError", "status": 404, ...}}
+
+Exit status 0 when every pull zone was read, 1 when some failed (all lines are still
+written), 2 for bad input, 130 after Ctrl-C (what was written stays, whole lines only).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sys
+from collections.abc import AsyncIterator, Callable, Coroutine
+from typing import IO, Annotated, Any, TypeVar
+
+import typer
+from edgedelivery_openapi.models import ShieldZoneConfig
+
+from .. import BulkProgress, BulkResult, EdgeDeliveryClient
+from ._ids import IdRanges, IdsFile, chain, parse_ranges
+from ._options import settings
+from ._output import FAILED, INTERRUPTED, OK, USAGE, LineWriter, error_record, to_jsonable
+from ._progress import LiveProgress, RunStats, stderr_is_terminal
+
+T = TypeVar("T")
+ResultHook = Callable[[BulkResult[int, ShieldZoneConfig], str], None]
+
+
+def record(result: BulkResult[int, ShieldZoneConfig]) -> dict[str, Any]:
+    """The JSON line of one pull zone."""
+    if result.error is None:
+        return {"pullZoneId": result.key, "ok": True, "configuration": to_jsonable(result.value)}
+    return {"pullZoneId": result.key, "ok": False, "error": error_record(result.error)}
+
+
+async def dump(
+    client: EdgeDeliveryClient,
+    ids: AsyncIterator[int],
+    writer: LineWriter,
+    stats: RunStats,
+    *,
+    concurrency: int,
+    rate_limit: float | None,
+    total: int | None,
+    show_progress: bool,
+    on_result: ResultHook | None = None,
+    description: str = "shield dump",
+) -> None:
+    """Read every id's shield zone and write one line each, filling `stats` as it goes.
+
+    Cancellation (Ctrl-C under `asyncio.run`) stops the requests in flight, marks
+    `stats.interrupted` and propagates; the caller closes `writer`.
+    """
+    counters = BulkProgress()
+    results = client.shield.iter_zones_by_pull_zones(
+        ids, concurrency=concurrency, rate_limit=rate_limit, progress=counters
+    )
+    try:
+        async with (
+            LiveProgress(counters, total=total, description=description, enabled=show_progress),
+            _closing(ids),
+            _closing(results),
+        ):
+            async for result in results:
+                try:
+                    line = writer.write(record(result))
+                except BrokenPipeError:
+                    stats.output_closed = True
+                    break
+                if result.error is None:
+                    stats.succeeded += 1
+                else:
+                    stats.failed += 1
+                    stats.errors_by_type[type(result.error).__name__] += 1
+                if on_result is not None:
+                    on_result(result, line)
+    except asyncio.CancelledError:
+        stats.interrupted = True
+        raise
+    finally:
+        stats.elapsed = counters.elapsed
+
+
+@contextlib.asynccontextmanager
+async def _closing(iterator: AsyncIterator[T]) -> AsyncIterator[AsyncIterator[T]]:
+    """Close an async generator on the way out (cancels a fan-out's requests in flight)."""
+    try:
+        yield iterator
+    finally:
+        aclose = getattr(iterator, "aclose", None)
+        if aclose is not None:
+            await aclose()
+
+
+def status_of(stats: RunStats) -> int:
+    """130 interrupted, 2 bad input, 1 some failed (or output closed), else 0."""
+    if stats.interrupted:
+        return INTERRUPTED
+    if stats.input_error:
+        return USAGE
+    if stats.failed or stats.output_closed:
+        return FAILED
+    return OK
+
+
+def run_to_end(
+    main: Callable[[], Coroutine[Any, Any, None]], stats: RunStats, writer: LineWriter
+) -> None:
+    """Run `asyncio.run(main())`; Ctrl-C marks the run interrupted. Always closes `writer`."""
+    try:
+        asyncio.run(main())
+    except KeyboardInterrupt:
+        stats.interrupted = True
+    finally:
+        writer.close()
+
+
+def _open_ids(path: str) -> tuple[IO[str], str]:
+    if path == "-":
+        return sys.stdin, "stdin"
+    try:
+        return open(path, encoding="utf-8"), path
+    except OSError as exc:
+        raise typer.BadParameter(f"cannot read {path!r}: {exc}", param_hint="--ids-file") from None
+
+
+def dump_command(
+    ctx: typer.Context,
+    pull_zones: Annotated[
+        str | None,
+        typer.Option(
+            "--pull-zones",
+            "-p",
+            metavar="SPEC",
+            help="Ids and inclusive ranges, comma-separated: 1-5000,7001.",
+            show_default=False,
+        ),
+    ] = None,
+    ids_file: Annotated[
+        str | None,
+        typer.Option(
+            "--ids-file",
+            metavar="FILE",
+            help="One id or range per line (- for stdin); blank lines and # comments skipped. "
+            "Read after --pull-zones.",
+            show_default=False,
+        ),
+    ] = None,
+    concurrency: Annotated[
+        int,
+        typer.Option("--concurrency", "-c", metavar="N", min=1, help="Requests in flight at most."),
+    ] = 100,
+    rate_limit: Annotated[
+        float | None,
+        typer.Option(
+            "--rate-limit",
+            metavar="N",
+            help="At most N requests per second (default: no limit).",
+            show_default=False,
+        ),
+    ] = None,
+    output: Annotated[
+        str,
+        typer.Option(
+            "--output", "-o", metavar="FILE", help="Where the JSON lines go (- for stdout)."
+        ),
+    ] = "-",
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="No progress bar (the summary is still printed).")
+    ] = False,
+) -> None:
+    """Read the shield configuration of many pull zones: one JSON line per pull zone.
+
+    Lines are written as results arrive: {"pullZoneId", "ok": true, "configuration"} or
+    {"pullZoneId", "ok": false, "error": {"type", "status", "message"}}. A progress bar
+    is shown on stderr when it is a terminal, and a summary line at the end. Exit status:
+    0 all read, 1 some failed (all still written), 2 bad input, 130 interrupted.
+    """
+    if pull_zones is None and ids_file is None:
+        raise typer.BadParameter(
+            "give --pull-zones, --ids-file, or both", param_hint="--pull-zones"
+        )
+    ranges: IdRanges | None = None
+    if pull_zones is not None:
+        try:
+            ranges = parse_ranges(pull_zones)
+        except ValueError as exc:
+            raise typer.BadParameter(str(exc), param_hint="--pull-zones") from None
+    if rate_limit is not None and not rate_limit > 0:
+        raise typer.BadParameter("must be a positive number", param_hint="--rate-limit")
+    client = settings(ctx).client()
+    stats = RunStats()
+    source: IdsFile | None = None
+    with contextlib.ExitStack() as files:
+        if ids_file is not None:
+            stream, name = _open_ids(ids_file)
+            if stream is not sys.stdin:
+                files.callback(stream.close)
+            source = IdsFile(stream, name)
+        writer = LineWriter.open(output)
+        to_terminal = output == "-" and bool(getattr(sys.stdout, "isatty", lambda: False)())
+
+        async def main() -> None:
+            async with client:
+                await dump(
+                    client,
+                    chain(ranges, source),
+                    writer,
+                    stats,
+                    concurrency=concurrency,
+                    rate_limit=rate_limit,
+                    total=len(ranges) if ranges is not None and source is None else None,
+                    show_progress=not quiet and stderr_is_terminal() and not to_terminal,
+                )
+
+        run_to_end(main, stats, writer)
+    if source is not None and source.error and not stats.interrupted:
+        stats.input_error = source.error
+        print(f"error: {source.error}", file=sys.stderr)
+    print(stats.summary(), file=sys.stderr, flush=True)
+    raise typer.Exit(status_of(stats))

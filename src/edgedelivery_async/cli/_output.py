@@ -1,0 +1,143 @@
+"""What the command line prints: JSON on stdout, errors on stderr, exit statuses.
+
+Errors are printed as plain text (never through rich markup) with the SDK's own
+message, which never contains the access key.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from typing import IO, Any, NoReturn
+
+import typer
+
+from .. import APIError, ConfigurationError, EdgeDeliveryError, InvalidRequestError
+
+#: Exit statuses.
+OK = 0
+FAILED = 1  # the API (or the connection) reported a failure; some dump items failed
+USAGE = 2  # bad command line or input; nothing (more) was sent
+INTERRUPTED = 130  # Ctrl-C
+
+
+def to_jsonable(value: Any) -> Any:
+    """A model's `to_dict()`, or the value itself (already JSON-shaped)."""
+    to_dict = getattr(value, "to_dict", None)
+    return to_dict() if callable(to_dict) else value
+
+
+def print_json(value: Any) -> None:
+    """Pretty JSON (indent 2) on stdout."""
+    sys.stdout.write(json.dumps(to_jsonable(value), indent=2, ensure_ascii=False) + "\n")
+    sys.stdout.flush()
+
+
+def exit_code(error: BaseException) -> int:
+    """2 for input the SDK refused before sending or unusable settings, else 1."""
+    return USAGE if isinstance(error, InvalidRequestError | ConfigurationError) else FAILED
+
+
+def fail(error: EdgeDeliveryError) -> NoReturn:
+    """Print `error: <the SDK's message>` on stderr and exit with its status."""
+    print(f"error: {error}", file=sys.stderr, flush=True)
+    if isinstance(error, ConfigurationError):
+        print(
+            "hint: pass --base-url and --access-key, or set EDGEDELIVERY_BASE_URL and "
+            "EDGEDELIVERY_ACCESS_KEY",
+            file=sys.stderr,
+            flush=True,
+        )
+    raise typer.Exit(exit_code(error))
+
+
+def error_record(error: Exception) -> dict[str, Any]:
+    """An error as a dump line carries it: its type, HTTP status (or null) and message."""
+    status = error.status_code if isinstance(error, APIError) else None
+    return {"type": type(error).__name__, "status": status, "message": str(error)}
+
+
+def read_json(path: str, option: str) -> Any:
+    """The JSON in a file, or in stdin for `-`; a usage error when unreadable."""
+    try:
+        if path == "-":
+            text = sys.stdin.read()
+        else:
+            with open(path, encoding="utf-8") as handle:
+                text = handle.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise typer.BadParameter(f"cannot read {path!r}: {exc}", param_hint=option) from None
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        raise typer.BadParameter(f"{path!r} is not valid JSON: {exc}", param_hint=option) from None
+
+
+class LineWriter:
+    """JSON lines to a file or stdout, flushed regularly so readers see progress.
+
+    Lines are written whole, and the stream is flushed at least every
+    `flush_interval` seconds and on close, so an interrupted run leaves only
+    complete lines. `stream=None` discards the lines (the demo without `-o`).
+    """
+
+    def __init__(self, stream: IO[str] | None, *, owned: bool, flush_interval: float = 0.2) -> None:
+        self.stream = stream
+        self.owned = owned
+        self.flush_interval = flush_interval
+        self.lines = 0
+        self.broken = False
+        self._flushed = time.monotonic()
+
+    @classmethod
+    def open(cls, path: str | None) -> LineWriter:
+        """`-` is stdout, None discards, anything else is a file (created or truncated)."""
+        if path is None:
+            return cls(None, owned=False)
+        if path == "-":
+            return cls(sys.stdout, owned=False)
+        try:
+            stream = open(path, "w", encoding="utf-8")  # noqa: SIM115 - closed by close()
+        except OSError as exc:
+            raise typer.BadParameter(f"cannot write {path!r}: {exc}", param_hint="-o") from None
+        return cls(stream, owned=True)
+
+    def write(self, record: dict[str, Any]) -> str:
+        """Write one record as one line; returns the line (without its newline)."""
+        line = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+        if self.stream is not None and not self.broken:
+            try:
+                self.stream.write(line + "\n")
+                now = time.monotonic()
+                if now - self._flushed >= self.flush_interval:
+                    self.stream.flush()
+                    self._flushed = now
+            except BrokenPipeError:
+                self._broken_pipe()
+                raise
+        self.lines += 1
+        return line
+
+    def close(self) -> None:
+        """Flush, and close the file if this writer opened it."""
+        if self.stream is None:
+            return
+        try:
+            if not self.broken:
+                self.stream.flush()
+        except BrokenPipeError:
+            self._broken_pipe()
+        finally:
+            if self.owned:
+                self.stream.close()
+
+    def _broken_pipe(self) -> None:
+        """The reader went away (`| head`): stop writing, and keep exit-time flushes quiet."""
+        self.broken = True
+        stream = self.stream
+        if stream is not None and stream is sys.stdout:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, stream.fileno())
+            os.close(devnull)

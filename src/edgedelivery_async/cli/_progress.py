@@ -1,0 +1,146 @@
+"""The live progress bar of a bulk read (rich, on stderr) and its closing summary."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections import Counter
+from dataclasses import dataclass, field
+from types import TracebackType
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+from .. import BulkProgress
+
+REFRESH_SECONDS = 0.1
+
+
+def stderr_is_terminal() -> bool:
+    """Whether a live display on stderr would reach a person."""
+    isatty = getattr(sys.stderr, "isatty", None)
+    return bool(isatty and isatty())
+
+
+class LiveProgress:
+    """A progress bar fed from `BulkProgress` counters by a refresh task.
+
+    Shows done (of total, when known), errors, requests per second, elapsed time and
+    ETA. Disabled, it costs nothing and prints nothing.
+    """
+
+    def __init__(
+        self,
+        counters: BulkProgress,
+        *,
+        total: int | None,
+        description: str,
+        enabled: bool,
+    ) -> None:
+        self.counters = counters
+        self.total = total
+        self.description = description
+        self.enabled = enabled
+        self._progress: Progress | None = None
+        self._task: TaskID | None = None
+        self._refresher: asyncio.Task[None] | None = None
+
+    async def __aenter__(self) -> LiveProgress:
+        if not self.enabled:
+            return self
+        self._progress = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("[red]{task.fields[errors]} errors[/red]"),
+            TextColumn("{task.fields[rate]:>6.0f} req/s"),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            console=Console(stderr=True),
+            auto_refresh=False,
+            redirect_stdout=False,
+            redirect_stderr=False,
+        )
+        self._progress.start()
+        self._task = self._progress.add_task(self.description, total=self.total, errors=0, rate=0.0)
+        self._refresher = asyncio.create_task(self._refresh())
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc_value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        if self._refresher is not None:
+            self._refresher.cancel()
+        if self._progress is not None:
+            self.update()
+            self._progress.stop()
+
+    async def _refresh(self) -> None:
+        while True:
+            self.update()
+            await asyncio.sleep(REFRESH_SECONDS)
+
+    def update(self) -> None:
+        """Copy the counters into the bar and redraw it."""
+        if self._progress is None or self._task is None:
+            return
+        counters = self.counters
+        self._progress.update(
+            self._task, completed=counters.done, errors=counters.failed, rate=counters.rate
+        )
+        self._progress.refresh()
+
+
+@dataclass(slots=True)
+class RunStats:
+    """What a bulk run did, for its summary and exit status."""
+
+    succeeded: int = 0
+    failed: int = 0
+    errors_by_type: Counter[str] = field(default_factory=Counter)
+    elapsed: float = 0.0
+    interrupted: bool = False
+    output_closed: bool = False
+    input_error: str | None = None
+
+    @property
+    def total(self) -> int:
+        """Items with a result (each written as one line)."""
+        return self.succeeded + self.failed
+
+    @property
+    def rate(self) -> float:
+        """Results per second."""
+        return self.total / self.elapsed if self.elapsed > 0 else 0.0
+
+    def summary(self, what: str = "pull zones") -> str:
+        """One line: total, succeeded, failed (by type), elapsed, req/s, and how it ended."""
+        failed = f"{self.failed} failed"
+        if self.errors_by_type:
+            kinds = ", ".join(
+                f"{name} {count}" for name, count in self.errors_by_type.most_common()
+            )
+            failed += f" ({kinds})"
+        text = (
+            f"{self.total} {what}: {self.succeeded} succeeded, {failed} "
+            f"in {self.elapsed:.2f} s ({self.rate:.0f} req/s)"
+        )
+        if self.interrupted:
+            return f"interrupted: {text}; every line written is complete"
+        if self.output_closed:
+            return f"stopped, the output was closed: {text}"
+        if self.input_error:
+            return f"stopped at bad input: {text}"
+        return f"done: {text}"
