@@ -1,0 +1,202 @@
+"""`edgedelivery shield dump` and `edgedelivery demo` in-process, against the fake on loopback."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ._support import Served, plain
+from .conftest import Run
+
+
+def read_lines(path: Path) -> list[dict[str, Any]]:
+    text = path.read_text()
+    assert text == "" or text.endswith("\n")
+    return [json.loads(line) for line in text.splitlines()]
+
+
+def by_id(lines: list[dict[str, Any]]) -> dict[int, dict[str, Any]]:
+    found = {line["pullZoneId"]: line for line in lines}
+    assert len(found) == len(lines), "a pull zone has more than one line"
+    return found
+
+
+def test_all_succeed_exit_0(cli: Run, served: Served, tmp_path: Path) -> None:
+    served.fake.seed_pull_zones(300)
+    out = tmp_path / "out.jsonl"
+    result = cli(
+        "--base-url", served.url, "shield", "dump", "--pull-zones", "1-250,300", "-o", str(out)
+    )
+    assert result.code == 0, result.err
+    lines = by_id(read_lines(out))
+    assert set(lines) == set(range(1, 251)) | {300}
+    assert all(line["ok"] for line in lines.values())
+    assert lines[300]["configuration"]["pullZoneId"] == 300
+    assert lines[300]["configuration"]["shieldZoneId"] == served.fake.shield_zone_id_for(300)
+    summary = result.err.strip().splitlines()[-1]
+    assert summary.startswith("done: 251 pull zones: 251 succeeded, 0 failed in ")
+    assert "req/s" in summary
+    assert result.out == ""
+
+
+def test_partial_failures_exit_1_and_every_line_is_written(cli: Run, served: Served) -> None:
+    served.fake.seed_pull_zones(40)
+    for missing in (41, 42):
+        served.fake.add_pull_zone(missing)  # no shield zone: 404
+    served.fake.fail_next("ShieldZone_GetByPullZone", status=500, times=3)  # 3 tries: fails once
+    result = cli(
+        "--base-url", served.url, "--max-retries", "2",
+        "shield", "dump", "-p", "1-42,1000", "--concurrency", "1",
+    )  # fmt: skip
+    assert result.code == 1
+    lines = by_id(result.lines())
+    assert set(lines) == set(range(1, 43)) | {1000}
+    failed = {key: line["error"] for key, line in lines.items() if not line["ok"]}
+    assert set(failed) >= {41, 42, 1000}
+    assert failed[41] == {
+        "type": "NotFoundError",
+        "status": 404,
+        "message": failed[41]["message"],
+    }
+    assert failed[41]["message"].startswith("GET /shield/shield-zone/get-by-pullzone/41 -> 404")
+    assert [e["status"] for e in failed.values()].count(500) == 1
+    assert len(failed) == 4
+    summary = result.err.strip().splitlines()[-1]
+    assert (
+        "43 pull zones: 39 succeeded, 4 failed (NotFoundError 3, InternalServerError 1)" in summary
+    )
+
+
+def test_retried_faults_do_not_fail(cli: Run, served: Served) -> None:
+    served.fake.seed_pull_zones(200)
+    served.fake.set_faults(rate_503=0.05, rate_429=0.02, retry_after=0)
+    result = cli(
+        "--base-url", served.url, "--max-retries", "8", "shield", "dump", "-p", "1-200", "-c", "20"
+    )
+    assert result.code == 0, result.err
+    assert len(result.lines()) == 200
+    assert any(item.fault for item in served.fake.requests)
+
+
+def test_ids_file_with_comments_after_ranges(cli: Run, served: Served, tmp_path: Path) -> None:
+    served.fake.seed_pull_zones(30)
+    ids = tmp_path / "ids.txt"
+    ids.write_text("# pull zones of team A\n\n7\n  8  \n10-12  # a range\n\n# done\n")
+    result = cli("--base-url", served.url, "shield", "dump", "-p", "1,2", "--ids-file", str(ids))
+    assert result.code == 0, result.err
+    assert sorted(line["pullZoneId"] for line in result.lines()) == [1, 2, 7, 8, 10, 11, 12]
+
+
+def test_ids_from_stdin(cli: Run, served: Served, monkeypatch: pytest.MonkeyPatch) -> None:
+    served.fake.seed_pull_zones(5)
+    monkeypatch.setattr("sys.stdin", io.StringIO("1\n2\n\n5\n"))
+    result = cli("--base-url", served.url, "shield", "dump", "--ids-file", "-")
+    assert result.code == 0, result.err
+    assert sorted(line["pullZoneId"] for line in result.lines()) == [1, 2, 5]
+
+
+def test_malformed_line_in_ids_file_stops_after_what_came_before(
+    cli: Run, served: Served, tmp_path: Path
+) -> None:
+    served.fake.seed_pull_zones(5)
+    ids = tmp_path / "ids.txt"
+    ids.write_text("1\n2\nthree\n4\n")
+    out = tmp_path / "out.jsonl"
+    result = cli("--base-url", served.url, "shield", "dump", "--ids-file", str(ids), "-o", str(out))
+    assert result.code == 2
+    assert sorted(line["pullZoneId"] for line in read_lines(out)) == [1, 2]
+    assert f"error: {ids}, line 3: 'three' is neither an id nor a range" in result.err
+    assert result.err.strip().splitlines()[-1].startswith("stopped at bad input: 2 pull zones")
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("1-x", "is neither an id nor a range"),
+        ("5-1", "ends before it starts"),
+        ("1,,2", "empty item"),
+        ("1-10,5", "1-10 and 5 overlap"),
+        ("", "empty item"),
+        ("-3", "is neither an id nor a range"),
+    ],
+)
+def test_malformed_range_spec_is_a_usage_error(
+    cli: Run, served: Served, tmp_path: Path, spec: str, message: str
+) -> None:
+    out = tmp_path / "out.jsonl"
+    result = cli("--base-url", served.url, "shield", "dump", "--pull-zones", spec, "-o", str(out))
+    assert result.code == 2
+    assert message in plain(result.err)
+    assert not out.exists()
+    assert served.fake.requests == []
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ([], "give --pull-zones, --ids-file, or both"),
+        (["-p", "1", "--concurrency", "0"], "--concurrency"),
+        (["-p", "1", "--rate-limit", "0"], "must be a positive number"),
+        (["--ids-file", "/nonexistent/ids.txt"], "cannot read"),
+    ],
+)
+def test_usage_errors(cli: Run, served: Served, args: list[str], message: str) -> None:
+    result = cli("--base-url", served.url, "shield", "dump", *args)
+    assert result.code == 2
+    assert message in plain(result.err)
+    assert served.fake.requests == []
+
+
+def test_rate_limit_still_reads_everything(cli: Run, served: Served) -> None:
+    served.fake.seed_pull_zones(10)
+    result = cli("--base-url", served.url, "shield", "dump", "-p", "1-10", "--rate-limit", "500")
+    assert result.code == 0, result.err
+    assert len(result.lines()) == 10
+
+
+def test_unusable_base_url_is_a_usage_error(cli: Run, tmp_path: Path) -> None:
+    out = tmp_path / "out.jsonl"
+    result = cli("--base-url", "ftp://x", "shield", "dump", "-p", "1", "-o", str(out))
+    assert result.code == 2
+    assert "error: base_url must be an absolute http:// or https:// URL" in result.err
+    assert not out.exists()
+
+
+def test_demo_succeeds(cli: Run, tmp_path: Path) -> None:
+    out = tmp_path / "demo.jsonl"
+    result = cli("demo", "--pull-zones", "600", "--latency", "0", "-o", str(out))
+    assert result.code == 0, result.err
+    lines = by_id(read_lines(out))
+    assert set(lines) == set(range(1, 601))
+    assert sorted(key for key, line in lines.items() if not line["ok"]) == [250, 500]
+    assert (
+        "ok: the 2 failures are exactly the pull zones seeded without a shield zone" in result.err
+    )
+    assert "done: 600 pull zones: 598 succeeded, 2 failed (NotFoundError 2)" in result.err
+
+
+def test_demo_prints_samples_without_output_file(cli: Run) -> None:
+    result = cli("demo", "--pull-zones", "300", "--latency", "0")
+    assert result.code == 0, result.err
+    ok_line, failed_line = result.lines()
+    assert ok_line["ok"] is True
+    assert failed_line == {
+        "pullZoneId": 250,
+        "ok": False,
+        "error": {
+            "type": "NotFoundError",
+            "status": 404,
+            "message": failed_line["error"]["message"],
+        },
+    }
+
+
+def test_demo_fails_when_retries_cannot_absorb_the_faults(cli: Run) -> None:
+    result = cli("--max-retries", "0", "demo", "--pull-zones", "300", "--latency", "0")
+    assert result.code == 1
+    assert "failures were not intended; the first:" in result.err
+    assert "the SDK's retries absorbed 0 of them" in result.err

@@ -1,0 +1,334 @@
+"""Every operation subcommand through the real entry point, against the fake on loopback."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from edgedelivery_async.testing import SEED_SHIELD_ZONE_OFFSET
+
+from ._support import KEY, Served, plain
+from .conftest import Run
+
+
+def test_set_force_ssl_on_and_off(cli: Run, served: Served) -> None:
+    served.fake.add_pull_zone(42, hostnames=["cdn.example.com"])
+    on = cli(
+        *served.options,
+        "pull-zones",
+        "set-force-ssl",
+        "42",
+        "--hostname",
+        "cdn.example.com",
+        "--on",
+    )
+    assert on.code == 0, on.err
+    assert on.json() == {"pullZoneId": 42, "hostname": "cdn.example.com", "forceSSL": True}
+    assert served.fake.force_ssl(42, "cdn.example.com") is True
+    off = cli(
+        *served.options,
+        "pull-zones",
+        "set-force-ssl",
+        "42",
+        "--hostname",
+        "cdn.example.com",
+        "--off",
+    )
+    assert off.code == 0, off.err
+    assert served.fake.force_ssl(42, "cdn.example.com") is False
+
+
+def test_set_force_ssl_needs_on_or_off(cli: Run, served: Served) -> None:
+    result = cli(*served.options, "pull-zones", "set-force-ssl", "42", "--hostname", "a.example")
+    assert result.code == 2
+    assert "--on" in plain(result.err)
+    assert served.fake.requests == []
+
+
+def test_api_error_exits_1_with_the_sdks_message(cli: Run, served: Served) -> None:
+    result = cli(
+        *served.options, "pull-zones", "set-force-ssl", "7", "--hostname", "x.example", "--on"
+    )
+    assert result.code == 1
+    assert result.out == ""
+    assert result.err.startswith("error: POST /pullzone/7/setForceSSL -> 404 Not Found")
+
+
+def test_add_variable(cli: Run, served: Served) -> None:
+    served.fake.add_script(5)
+    result = cli(
+        *served.options, "compute", "add-variable", "5",
+        "--name", "API_URL", "--required", "--default-value", "https://x.example",
+    )  # fmt: skip
+    assert result.code == 0, result.err
+    body = result.json()
+    assert body["Name"] == "API_URL"
+    assert body["Required"] is True
+    assert body["DefaultValue"] == "https://x.example"
+    assert isinstance(body["Id"], int)
+    assert served.fake.script_variables(5) == [body]
+
+
+def test_add_variable_sends_only_what_was_given(cli: Run, served: Served) -> None:
+    served.fake.add_script(5)
+    result = cli(*served.options, "compute", "add-variable", "5", "--name", "LOG_LEVEL")
+    assert result.code == 0, result.err
+    assert served.fake.requests_for("ComputeScript_AddVariable")[-1].json == {"Name": "LOG_LEVEL"}
+
+
+def test_dns_zone_with_records_file(cli: Run, served: Served, tmp_path: Path) -> None:
+    records = [{"Name": "www", "Value": "192.0.2.1", "Ttl": 300}]
+    path = tmp_path / "records.json"
+    path.write_text(json.dumps(records))
+    result = cli(
+        *served.options, "dns-zones", "add", "--domain", "example.com", "--records-file", str(path)
+    )
+    assert result.code == 0, result.err
+    [zone] = served.fake.dns_zones()
+    assert zone["Domain"] == "example.com"
+    assert [r["Value"] for r in zone["Records"]] == ["192.0.2.1"]
+    assert result.json() == zone or result.json() is None
+
+
+def test_dns_zone_records_from_stdin(
+    cli: Run, served: Served, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("sys.stdin", _stdin('[{"Name": "@", "Value": "192.0.2.9"}]'))
+    result = cli(
+        *served.options, "dns-zones", "add", "--domain", "example.org", "--records-file", "-"
+    )
+    assert result.code == 0, result.err
+    assert served.fake.dns_zones()[0]["Records"][0]["Value"] == "192.0.2.9"
+
+
+def test_dns_zone_conflict_is_an_api_error(cli: Run, served: Served) -> None:
+    assert cli(*served.options, "dns-zones", "add", "--domain", "example.com").code == 0
+    again = cli(*served.options, "dns-zones", "add", "--domain", "EXAMPLE.com")
+    assert again.code == 1
+    assert "error: POST /dnszone" in again.err
+
+
+def test_records_file_must_be_a_json_array(cli: Run, served: Served, tmp_path: Path) -> None:
+    path = tmp_path / "records.json"
+    path.write_text("{not json")
+    bad_json = cli(
+        *served.options, "dns-zones", "add", "--domain", "a.example", "--records-file", str(path)
+    )
+    assert bad_json.code == 2
+    assert "is not valid JSON" in plain(bad_json.err)
+    path.write_text('{"Name": "www"}')
+    not_array = cli(
+        *served.options, "dns-zones", "add", "--domain", "a.example", "--records-file", str(path)
+    )
+    assert not_array.code == 2
+    assert "JSON array" in plain(not_array.err)
+    missing = cli(
+        *served.options,
+        "dns-zones",
+        "add",
+        "--domain",
+        "a.example",
+        "--records-file",
+        str(tmp_path / "nope"),
+    )
+    assert missing.code == 2
+    assert served.fake.requests == []
+
+
+def test_add_template_from_file(cli: Run, served: Served, tmp_path: Path) -> None:
+    served.fake.add_app("app-1")
+    template = {
+        "name": "api",
+        "image": "nginx:1.27",
+        "environmentVariables": [{"name": "LOG_LEVEL", "value": "info"}],
+    }
+    path = tmp_path / "template.json"
+    path.write_text(json.dumps(template))
+    result = cli(*served.options, "containers", "add-template", "app-1", "--file", str(path))
+    assert result.code == 0, result.err
+    body = result.json()
+    assert body["name"] == "api"
+    assert served.fake.environment("app-1", body["id"]) == {"LOG_LEVEL": "info"}
+
+
+def test_add_template_from_flags(cli: Run, served: Served) -> None:
+    served.fake.add_app("app-1")
+    result = cli(
+        *served.options, "containers", "add-template", "app-1",
+        "--name", "web", "--image", "nginx:1.27", "--env", "A=1", "-e", "B=two=2",
+    )  # fmt: skip
+    assert result.code == 0, result.err
+    template_id = result.json()["id"]
+    assert served.fake.environment("app-1", template_id) == {"A": "1", "B": "two=2"}
+
+
+def test_add_template_invalid_input_exits_2_without_sending(cli: Run, served: Served) -> None:
+    served.fake.add_app("app-1")
+    no_name = cli(*served.options, "containers", "add-template", "app-1", "--image", "nginx")
+    assert no_name.code == 2
+    assert no_name.err.startswith("error: ContainerTemplate_Add: invalid request, nothing was sent")
+    bad_pair = cli(
+        *served.options, "containers", "add-template", "app-1", "--name", "x", "--env", "NOEQUALS"
+    )
+    assert bad_pair.code == 2
+    assert "is not KEY=VALUE" in plain(bad_pair.err)
+    assert served.fake.requests == []
+
+
+def test_add_template_file_and_flags_exclude_each_other(
+    cli: Run, served: Served, tmp_path: Path
+) -> None:
+    path = tmp_path / "t.json"
+    path.write_text('{"name": "a", "image": "b"}')
+    result = cli(
+        *served.options, "containers", "add-template", "app-1", "--file", str(path), "--name", "x"
+    )
+    assert result.code == 2
+    assert "cannot be combined" in plain(result.err)
+
+
+def test_set_env_replaces_the_whole_set(cli: Run, served: Served, tmp_path: Path) -> None:
+    served.fake.add_app("app-1")
+    template_id = served.fake.add_template(
+        "app-1",
+        {"name": "api", "image": "nginx", "environmentVariables": [{"name": "OLD", "value": "x"}]},
+    )
+    path = tmp_path / "env.json"
+    path.write_text('{"FROM_FILE": "f", "BOTH": "file"}')
+    result = cli(
+        *served.options, "containers", "set-env", "app-1", template_id,
+        "BOTH=arg", "EMPTY=", "--file", str(path),
+    )  # fmt: skip
+    assert result.code == 0, result.err
+    assert served.fake.environment("app-1", template_id) == {
+        "FROM_FILE": "f",
+        "BOTH": "arg",
+        "EMPTY": "",
+    }
+    assert {v["name"] for v in result.json()["environmentVariables"]} == {
+        "FROM_FILE",
+        "BOTH",
+        "EMPTY",
+    }
+
+
+def test_set_env_empty_needs_clear(cli: Run, served: Served) -> None:
+    served.fake.add_app("app-1")
+    template_id = served.fake.add_template("app-1")
+    refused = cli(*served.options, "containers", "set-env", "app-1", template_id)
+    assert refused.code == 2
+    assert "--clear" in plain(refused.err)
+    cleared = cli(*served.options, "containers", "set-env", "app-1", template_id, "--clear")
+    assert cleared.code == 0, cleared.err
+    assert served.fake.environment("app-1", template_id) == {}
+
+
+def test_set_env_unknown_container_is_404(cli: Run, served: Served) -> None:
+    served.fake.add_app("app-1")
+    result = cli(*served.options, "containers", "set-env", "app-1", "tpl-404", "A=1")
+    assert result.code == 1
+    assert "404" in result.err
+
+
+def test_registry_add_then_get(cli: Run, served: Served) -> None:
+    added = cli(*served.options, "registries", "add", "--display-name", "main")
+    assert added.code == 0, added.err
+    registry_id = added.json()["id"]
+    assert isinstance(registry_id, int)
+    got = cli(*served.options, "registries", "get", str(registry_id))
+    assert got.code == 0, got.err
+    assert got.json()["displayName"] == "main"
+    assert got.json()["id"] == registry_id
+
+
+def test_registry_get_missing(cli: Run, served: Served) -> None:
+    result = cli(*served.options, "registries", "get", "999")
+    assert result.code == 1
+    assert "404" in result.err
+
+
+def test_shield_get_and_upload_scanning_need_no_key(cli: Run, served: Served) -> None:
+    served.fake.seed_pull_zones(3)
+    served.fake.set_upload_scanning(SEED_SHIELD_ZONE_OFFSET + 2, True)
+    got = cli("--base-url", served.url, "shield", "get", "2")
+    assert got.code == 0, got.err
+    assert got.json()["pullZoneId"] == 2
+    assert got.json()["shieldZoneId"] == SEED_SHIELD_ZONE_OFFSET + 2
+    scanning = cli(
+        "--base-url", served.url, "shield", "upload-scanning", str(SEED_SHIELD_ZONE_OFFSET + 2)
+    )
+    assert scanning.code == 0, scanning.err
+    assert scanning.json() == {"shieldZoneId": SEED_SHIELD_ZONE_OFFSET + 2, "isEnabled": True}
+
+
+def test_environment_variables_configure_the_client(
+    cli: Run, served: Served, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("EDGEDELIVERY_BASE_URL", served.url)
+    monkeypatch.setenv("EDGEDELIVERY_ACCESS_KEY", KEY)
+    result = cli("registries", "add", "--display-name", "from-env")
+    assert result.code == 0, result.err
+
+
+def test_missing_base_url_is_a_usage_error(cli: Run) -> None:
+    result = cli("--access-key", KEY, "registries", "get", "1")
+    assert result.code == 2
+    assert "no base URL" in result.err
+    assert "--base-url" in result.err
+
+
+def test_missing_key_is_a_usage_error(cli: Run, served: Served) -> None:
+    result = cli("--base-url", served.url, "registries", "get", "1")
+    assert result.code == 2
+    assert "needs an access key" in result.err
+    assert served.fake.requests == []
+
+
+def test_wrong_key_is_401_and_never_printed(cli: Run, served: Served) -> None:
+    wrong = "wrong-Secret-a1b2c3d4"
+    result = cli("--base-url", served.url, "--access-key", wrong, "registries", "get", "1")
+    assert result.code == 1
+    assert "401" in result.err
+    assert wrong not in result.out + result.err
+
+
+def test_help_never_shows_the_key(cli: Run, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("EDGEDELIVERY_ACCESS_KEY", KEY)
+    for args in (["--help"], ["shield", "dump", "--help"], ["registries", "add", "--help"]):
+        result = cli(*args)
+        assert result.code == 0
+        assert KEY not in result.out + result.err
+        assert "Usage" in result.out
+
+
+def test_timeout_and_retries_options(cli: Run, served: Served) -> None:
+    served.fake.seed_pull_zones(1)
+    served.fake.fail_next("ShieldZone_GetByPullZone", status=503, times=1)
+    no_retry = cli("--base-url", served.url, "--max-retries", "0", "shield", "get", "1")
+    assert no_retry.code == 1
+    assert "503" in no_retry.err
+    served.fake.fail_next("ShieldZone_GetByPullZone", status=503, times=1, retry_after=0)
+    retried = cli("--base-url", served.url, "--timeout", "5", "shield", "get", "1")
+    assert retried.code == 0, retried.err
+
+
+def test_no_command_shows_help(cli: Run) -> None:
+    result = cli()
+    assert result.code in (0, 2)
+    assert "shield" in result.out + result.err
+
+
+def test_version(cli: Run) -> None:
+    from edgedelivery_async import __version__
+
+    result = cli("--version")
+    assert result.code == 0
+    assert result.out.strip() == f"edgedelivery {__version__}"
+
+
+def _stdin(text: str) -> object:
+    import io
+
+    return io.StringIO(text)
