@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Set up (first run) and run the whole test suite: lint, types, both spec linters,
-# the regeneration check, pytest, Schemathesis against the fake, and the examples.
+# the regeneration check, Schemathesis against the fake, and pytest (last, so its summary closes the run).
 # Needs only Python 3.11+ (and npm for the second spec linter); installs the rest.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -33,8 +33,8 @@ scripts/lint-spec.sh
 step "generated/ matches the document"
 scripts/regenerate.sh --check
 
-step "pytest"
-pytest -q -p no:cacheprovider
-
 step "Schemathesis against the fake server"
 scripts/schemathesis.sh
+
+step "pytest"
+pytest -q -p no:cacheprovider
