@@ -50,6 +50,9 @@ EXPECTED = {
 
 out = Path(sys.argv[1])
 if out.exists():
+    # Replace a previous build only: never delete a directory that is not one.
+    if any(out.iterdir()) and not (out / "index.html").is_file():
+        sys.exit(f"{out} exists and is not a previous pdoc build; choose another directory")
     shutil.rmtree(out)
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
