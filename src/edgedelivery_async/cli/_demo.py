@@ -156,9 +156,10 @@ def demo_command(
             flush=True,
         )
         raise typer.Exit(FAILED)
-    print(
-        f"ok: the {stats.failed} failures are exactly the pull zones seeded without a shield zone",
-        file=sys.stderr,
-        flush=True,
+    verdict = (
+        f"ok: the {stats.failed} failures are exactly the pull zones seeded without a shield zone"
+        if stats.failed
+        else "ok: every pull zone was read"
     )
+    print(verdict, file=sys.stderr, flush=True)
     raise typer.Exit(OK)
