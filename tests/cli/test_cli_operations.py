@@ -332,3 +332,12 @@ def _stdin(text: str) -> object:
     import io
 
     return io.StringIO(text)
+
+
+def test_global_option_after_the_command_gets_a_hint(cli: Run) -> None:
+    result = cli("shield", "get", "1", "--base-url", "https://x.example")
+    assert result.code == 2
+    assert "hint: global options go before the command" in result.err
+    ok_usage = cli("--base-url", "https://x.example", "shield", "get", "not-a-number")
+    assert ok_usage.code == 2
+    assert "hint:" not in ok_usage.err

@@ -98,16 +98,37 @@ app.add_typer(ops.shield, name="shield")
 app.command("demo")(demo_command)
 
 
+GLOBAL_OPTIONS = ("--access-key", "--base-url", "--timeout", "--max-retries")
+
+
 def run(argv: Sequence[str] | None = None) -> int:
     """Run the application; returns its exit status instead of exiting."""
+    args = list(argv) if argv is not None else sys.argv[1:]
     try:
-        app(args=list(argv) if argv is not None else None, prog_name="edgedelivery")
+        app(args=args, prog_name="edgedelivery")
     except SystemExit as done:
         code = done.code
         if code is None:
             return 0
-        if isinstance(code, int):
-            return code
-        print(code, file=sys.stderr)
-        return 1
+        if not isinstance(code, int):
+            print(code, file=sys.stderr)
+            return 1
+        if code == 2 and _misplaced_global_option(args):
+            print(
+                "hint: global options go before the command, e.g. "
+                "edgedelivery --base-url URL shield dump --pull-zones 1-100",
+                file=sys.stderr,
+            )
+        return code
     return 0
+
+
+def _misplaced_global_option(args: list[str]) -> bool:
+    """Whether a global option follows the command name (where typer does not accept it)."""
+    rest = iter(args)
+    for arg in rest:
+        if arg in GLOBAL_OPTIONS:
+            next(rest, None)  # its value
+        elif not arg.startswith("-"):
+            break  # the command
+    return any(arg.split("=", 1)[0] in GLOBAL_OPTIONS for arg in rest)
