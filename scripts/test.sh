@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Set up (first run) and run the whole test suite: lint, types, both spec linters,
-# the regeneration check, Schemathesis against the fake, and pytest (last, so its summary closes the run).
+# the regeneration check, the API reference build, Schemathesis against the fake, and
+# pytest (last, so its summary closes the run).
 # Needs only Python 3.11+ (and npm for the second spec linter); installs the rest.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -32,6 +33,9 @@ scripts/lint-spec.sh
 
 step "generated/ matches the document"
 scripts/regenerate.sh --check
+
+step "API reference (pdoc), built into a temporary folder"
+scripts/docs.sh "$(mktemp -d)/site"
 
 step "Schemathesis against the fake server"
 scripts/schemathesis.sh

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable
+from collections.abc import AsyncGenerator, AsyncIterable, Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
@@ -112,7 +112,7 @@ async def fan_out(
     concurrency: int = 100,
     rate_limit: float | None = None,
     progress: BulkProgress | None = None,
-) -> AsyncIterator[BulkResult[K, V]]:
+) -> AsyncGenerator[BulkResult[K, V], None]:
     """Call `call(key)` for every key, at most `concurrency` at once; yield results as they finish.
 
     `keys` may be any iterable or async iterable and is read lazily. `rate_limit`

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable
+from collections.abc import AsyncGenerator, AsyncIterable, Awaitable, Callable, Iterable
 from typing import TypeVar
 
 from edgedelivery_openapi.models import ShieldZoneConfig, UploadScanningConfig
@@ -40,7 +40,7 @@ class Shield(Resource):
         concurrency: int = 100,
         rate_limit: float | None = None,
         progress: BulkProgress | None = None,
-    ) -> AsyncIterator[BulkResult[K, ShieldZoneConfig]]:
+    ) -> AsyncGenerator[BulkResult[K, ShieldZoneConfig], None]:
         """Read the shield configuration of many pull zones; results stream as they finish.
 
         Every id yields one `BulkResult` (key = the pull zone id). See `fan_out`.
@@ -56,7 +56,7 @@ class Shield(Resource):
         concurrency: int = 100,
         rate_limit: float | None = None,
         progress: BulkProgress | None = None,
-    ) -> AsyncIterator[BulkResult[K, UploadScanningConfig]]:
+    ) -> AsyncGenerator[BulkResult[K, UploadScanningConfig], None]:
         """Read the upload scanning state of many shield zones; see `iter_zones_by_pull_zones`."""
         return self._fan_out(
             self.get_upload_scanning, shield_zone_ids, concurrency, rate_limit, progress
@@ -69,7 +69,7 @@ class Shield(Resource):
         concurrency: int,
         rate_limit: float | None,
         progress: BulkProgress | None,
-    ) -> AsyncIterator[BulkResult[K, V]]:
+    ) -> AsyncGenerator[BulkResult[K, V], None]:
         self._client._engine.transport.reserve_connections(concurrency)
         return fan_out(
             call, keys, concurrency=concurrency, rate_limit=rate_limit, progress=progress
