@@ -131,11 +131,14 @@ async def test_script_variables_get_increasing_ids(world: World) -> None:
 async def test_dns_zone_add_and_duplicate(world: World) -> None:
     records = [{"Name": "www", "Ttl": 300, "Value": "192.0.2.1", "EnviromentalVariables": []}]
     created = await world.client.dns_zones.add(domain="example.test", records=records)
-    assert created is None or isinstance(created, dict | list | str | int | float | bool)
-    assert [z["Domain"] for z in world.fake.dns_zones()] == ["example.test"]
+    # The SDK returns the body as the server sent it, parsed, without reshaping it.
+    assert created == world.fake.dns_zones()[0]
+    assert created["Domain"] == "example.test"
+    assert created["Records"][0]["Value"] == "192.0.2.1"
     with pytest.raises(BadRequestError) as duplicate:
         await world.client.dns_zones.add(domain="example.test")
-    assert duplicate.value.message
+    assert duplicate.value.field == "Domain"
+    assert duplicate.value.error_key == "dnszone.domain_taken"
 
 
 async def test_container_template_and_environment_replacement(world: World) -> None:
