@@ -100,8 +100,7 @@ class Engine:
         options: CallOptions,
     ) -> RawResponse:
         """Send with retries; return a 2xx reply or raise the SDK's error for it."""
-        request = RawRequest(method, self.base_url + path, path, self._headers(options, body))
-        request.content = body
+        request = RawRequest(method, self.base_url + path, path, self._headers(options, body), body)
         if requires_key and self.access_key is None:
             raise ConfigurationError(
                 f"{method} {path} needs an access key: pass access_key= "

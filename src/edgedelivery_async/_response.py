@@ -55,7 +55,7 @@ class APIResponse(Generic[T]):
 
 def json_body(raw: RawResponse) -> Any:
     """The body of a 2xx reply as JSON (None when empty), failures hidden in it raised."""
-    if not raw.content.strip():
+    if not raw.content or raw.content.isspace():  # no copy of the body
         return None
     try:
         body = raw.json()
