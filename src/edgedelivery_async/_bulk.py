@@ -15,7 +15,8 @@ from collections.abc import AsyncGenerator, AsyncIterable, Awaitable, Callable, 
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
-from ._exceptions import ConfigurationError
+from ._exceptions import ConfigurationError, InvalidRequestError
+from ._schema import Problem
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -184,7 +185,13 @@ def _next_key(keys: Iterable[K] | AsyncIterable[K]) -> Callable[[], Awaitable[K]
         iterator = aiter(keys)
         return iterator.__anext__
 
-    sync_iterator = iter(keys)
+    try:
+        sync_iterator = iter(keys)
+    except TypeError:
+        problem = Problem(
+            "keys", f"must be an iterable or async iterable, not {type(keys).__name__}"
+        )
+        raise InvalidRequestError("fan_out", [problem]) from None
 
     async def next_key() -> K:
         try:

@@ -389,3 +389,11 @@ async def test_timeouts_reach_bulk_calls() -> None:
         outcome = await collect(client.shield.iter_zones_by_pull_zones([1, 2, 3]))
     assert set(outcome.errors) == {1, 2, 3}
     assert all(isinstance(e, APITimeoutError) for e in outcome.errors.values())
+
+
+async def test_ids_that_are_not_iterable_are_an_invalid_request() -> None:
+    server = Server()
+    async with client_for(server) as client:
+        with pytest.raises(InvalidRequestError, match="iterable"):
+            await collect(client.shield.iter_zones_by_pull_zones(None))  # type: ignore[arg-type]
+    assert server.requests == 0
