@@ -11,6 +11,7 @@ import httpx
 
 from ._engine import AccessKey, CallOptions, Engine
 from ._exceptions import ConfigurationError
+from ._http import Transport
 from ._resources.compute import Compute
 from ._resources.containers import Containers
 from ._resources.dns_zones import DnsZones
@@ -19,7 +20,7 @@ from ._resources.registries import Registries
 from ._resources.shield import Shield
 from ._retry import RetryPolicy
 from ._timeouts import Timeout
-from ._transport import AiohttpTransport, HttpxTransport, Transport
+from ._transport import AiohttpTransport, HttpxTransport
 
 ACCESS_KEY_ENV = "EDGEDELIVERY_ACCESS_KEY"
 BASE_URL_ENV = "EDGEDELIVERY_BASE_URL"

@@ -11,8 +11,8 @@ from collections.abc import Callable, Coroutine
 from typing import Any, Concatenate, Generic, ParamSpec, Self, TypeVar, overload
 
 from ._engine import captured_responses
+from ._http import RawResponse
 from ._response import APIResponse
-from ._transport import RawResponse
 
 P = ParamSpec("P")
 T = TypeVar("T")

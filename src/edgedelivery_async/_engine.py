@@ -21,9 +21,9 @@ from urllib.parse import urljoin, urlsplit
 import httpx
 
 from ._exceptions import APIConnectionError, ConfigurationError, status_error
+from ._http import RawRequest, RawResponse, Transport, origin
 from ._retry import RetryPolicy
 from ._timeouts import Timeout
-from ._transport import RawRequest, RawResponse, Transport, origin
 from ._version import __version__
 
 log = logging.getLogger("edgedelivery_async")

@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import httpx
 
+    from ._http import RawResponse
     from ._schema import Problem
-    from ._transport import RawResponse
 
 
 class EdgeDeliveryError(Exception):

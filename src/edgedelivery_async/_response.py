@@ -9,7 +9,7 @@ from typing import Any, Generic, Protocol, TypeVar
 import httpx
 
 from ._exceptions import APIResponseValidationError, APIResultError
-from ._transport import RawResponse
+from ._http import RawResponse
 
 T = TypeVar("T")
 M = TypeVar("M", covariant=True)

@@ -28,7 +28,7 @@ from edgedelivery_async import (
     models,
 )
 from edgedelivery_async._exceptions import error_details
-from edgedelivery_async._transport import parse_retry_after
+from edgedelivery_async._http import parse_retry_after
 
 from .conftest import BASE, KEY, REGISTRY, SCRIPT_VARIABLE, SHIELD_CONFIG, TEMPLATE, UPLOAD_SCANNING
 

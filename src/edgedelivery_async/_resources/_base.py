@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from .._http import RawResponse
 from .._requests import prepare
-from .._transport import RawResponse
 
 if TYPE_CHECKING:
     from .._client import EdgeDeliveryClient
