@@ -55,6 +55,16 @@ if ! openapi-python-client generate \
   exit 1
 fi
 
+# The generator's httpx client and endpoint functions are not the product: the typed
+# resources emitted from the document (codegen/emit_sdk.py) run on the SDK's runtime.
+rm -rf "$work/$PACKAGE/api" "$work/$PACKAGE/client.py" "$work/$PACKAGE/errors.py"
+if ! "$PYTHON" codegen/emit_sdk.py "$SPEC" "$work/$PACKAGE" codegen/sdk_templates "$work/PUBLIC_API.txt"; then
+  echo "codegen/emit_sdk.py failed; nothing was written" >&2
+  exit 1
+fi
+ruff check "$work/$PACKAGE/resources" --fix-only --isolated --no-cache --quiet --target-version py311
+ruff format "$work/$PACKAGE/resources" --isolated --no-cache --quiet --target-version py311 --line-length 100
+
 # Every generated file says what made it; py.typed marks the package as typed.
 "$PYTHON" - "$work/$PACKAGE" "$GENERATOR_VERSION" "$SPEC" <<'PY'
 import pathlib, sys
@@ -72,16 +82,25 @@ PY
   "$SPEC" "$work/$PACKAGE/openapi.json"
 
 if $check; then
-  if diff -r -q -x __pycache__ "generated/$PACKAGE" "$work/$PACKAGE" >"$work/diff.txt" 2>&1; then
-    echo "generated/$PACKAGE matches $SPEC"
-    exit 0
+  status=0
+  # The public surface first: a line that goes away (removed, or changed) breaks callers.
+  if ! diff -u generated/PUBLIC_API.txt "$work/PUBLIC_API.txt" >"$work/surface.diff" 2>&1; then
+    echo "generated/PUBLIC_API.txt is stale: the public API changed. BREAKING marks removals" \
+         "and incompatible changes:" >&2
+    sed -e '1,2d' -e 's/^-\(.*\)/BREAKING -\1/' "$work/surface.diff" >&2
+    status=1
   fi
-  echo "generated/$PACKAGE is stale; run scripts/regenerate.sh and commit. Differences:" >&2
-  sed -e "s#$work/##g" "$work/diff.txt" >&2
-  exit 1
+  if ! diff -r -q -x __pycache__ "generated/$PACKAGE" "$work/$PACKAGE" >"$work/diff.txt" 2>&1; then
+    echo "generated/$PACKAGE is stale; run scripts/regenerate.sh and commit. Differences:" >&2
+    sed -e "s#$work/##g" "$work/diff.txt" >&2
+    status=1
+  fi
+  [ $status = 0 ] && echo "generated/$PACKAGE and generated/PUBLIC_API.txt match $SPEC"
+  exit $status
 fi
 
 rm -rf "generated/$PACKAGE"
 mkdir -p generated
 cp -r "$work/$PACKAGE" "generated/$PACKAGE"
-echo "wrote generated/$PACKAGE from $SPEC"
+cp "$work/PUBLIC_API.txt" generated/PUBLIC_API.txt
+echo "wrote generated/$PACKAGE and generated/PUBLIC_API.txt from $SPEC"

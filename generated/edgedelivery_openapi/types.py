@@ -43,22 +43,14 @@ class File:
 T = TypeVar("T")
 
 
-def status_from_code(code: int) -> HTTPStatus | int:
-    """Return the HTTPStatus member for a code, or the plain int for a non-IANA code such as 520"""
-    try:
-        return HTTPStatus(code)
-    except ValueError:
-        return code
-
-
 @define
 class Response(Generic[T]):
     """A response from an endpoint"""
 
-    status_code: HTTPStatus | int
+    status_code: HTTPStatus
     content: bytes
     headers: MutableMapping[str, str]
     parsed: T | None
 
 
-__all__ = ["UNSET", "File", "FileTypes", "RequestFiles", "Response", "Unset", "status_from_code"]
+__all__ = ["UNSET", "File", "FileTypes", "RequestFiles", "Response", "Unset"]

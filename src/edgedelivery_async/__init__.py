@@ -1,8 +1,8 @@
 """Asynchronous SDK for the Edge Delivery Management API."""
 
 from ._bulk import BulkOutcome, BulkProgress, BulkResult, RateLimiter, collect, fan_out
+from ._call import BoundEndpoint
 from ._client import EdgeDeliveryClient
-from ._endpoint import BoundEndpoint
 from ._exceptions import (
     APIConnectionError,
     APIError,

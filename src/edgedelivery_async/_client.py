@@ -5,20 +5,19 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from types import TracebackType
-from typing import Self
+from typing import Any, Self
 
 import httpx
+from edgedelivery_openapi.resources import OPERATIONS, Resources
 
+from ._call import BoundEndpoint, Call, Resource, endpoint
 from ._engine import AccessKey, CallOptions, Engine
-from ._exceptions import ConfigurationError
+from ._exceptions import ConfigurationError, InvalidRequestError
 from ._http import Transport
-from ._resources.compute import Compute
-from ._resources.containers import Containers
-from ._resources.dns_zones import DnsZones
-from ._resources.pull_zones import PullZones
-from ._resources.registries import Registries
-from ._resources.shield import Shield
 from ._retry import RetryPolicy
+from ._runtime import ClientRuntime
+from ._schema import Problem
+from ._shield import Shield
 from ._timeouts import Timeout
 from ._transport import AiohttpTransport, HttpxTransport
 
@@ -26,7 +25,37 @@ ACCESS_KEY_ENV = "EDGEDELIVERY_ACCESS_KEY"
 BASE_URL_ENV = "EDGEDELIVERY_BASE_URL"
 
 
-class EdgeDeliveryClient:
+class _Raw(Resource):
+    """The escape hatch: any path of the API, through the same runtime."""
+
+    @endpoint
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Mapping[str, Any] | None = None,
+        json: Any = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> Call[Any]:
+        """Send `method path` (relative to the base URL) and return the parsed JSON body.
+
+        Same auth, retries, timeouts and error tree as every operation; `params` become
+        the query string (lists repeat the name), `json` the body. Nothing is checked
+        against the document, so prefer the typed methods where they exist.
+        """
+        return Call(
+            "",
+            object,
+            query=params if params is not None else {},
+            headers=headers if headers is not None else {},
+            body=json,
+            method=method,
+            raw_path=path,
+        )
+
+
+class EdgeDeliveryClient(Resources):
     """Async client for the Edge Delivery Management API.
 
     `access_key` and `base_url` fall back to EDGEDELIVERY_ACCESS_KEY and
@@ -37,12 +66,8 @@ class EdgeDeliveryClient:
     Plain `http://` is refused except to loopback, unless `allow_insecure_http=True`.
     """
 
-    pull_zones: PullZones
-    compute: Compute
-    dns_zones: DnsZones
-    containers: Containers
-    registries: Registries
     shield: Shield
+    request: BoundEndpoint[..., Any]
 
     def __init__(
         self,
@@ -89,12 +114,30 @@ class EdgeDeliveryClient:
         self._engine = engine
         self._options = options
         self._owns_engine = owns_engine
-        self.pull_zones = PullZones(self)
-        self.compute = Compute(self)
-        self.dns_zones = DnsZones(self)
-        self.containers = Containers(self)
-        self.registries = Registries(self)
-        self.shield = Shield(self)
+        runtime = ClientRuntime(engine, options)
+        self._bind_resources(runtime)  # one attribute per tag of the document
+        self.shield = Shield(runtime)  # the generated one, plus its bulk aliases
+        self.request = _Raw(runtime).request
+
+    def operation(self, operation_id: str) -> BoundEndpoint[..., Any]:
+        """The method of an operation of the document, by its operationId.
+
+        `await client.operation("ContainerRegistry_Get")(7)` is
+        `await client.registries.get(7)`; `.with_response(...)` and `.map(...)` work too.
+        """
+        where = OPERATIONS.get(operation_id) if isinstance(operation_id, str) else None
+        if where is None:
+            known = ", ".join(sorted(OPERATIONS))
+            raise InvalidRequestError(
+                str(operation_id), [Problem("", f"is not an operation id; known: {known}")]
+            )
+        resource, method = where
+        bound: BoundEndpoint[..., Any] = getattr(getattr(self, resource), method)
+        return bound
+
+    async def call(self, operation_id: str, /, *args: Any, **kwargs: Any) -> Any:
+        """Call an operation of the document by its operationId; see `operation`."""
+        return await self.operation(operation_id)(*args, **kwargs)
 
     @property
     def base_url(self) -> str:

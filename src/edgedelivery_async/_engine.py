@@ -13,7 +13,6 @@ import logging
 import platform
 import time
 from collections.abc import Mapping
-from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urljoin, urlsplit
@@ -31,11 +30,6 @@ log = logging.getLogger("edgedelivery_async")
 USER_AGENT = f"edgedelivery-async/{__version__} (python {platform.python_version()})"
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 _MAX_REDIRECTS = 5
-
-# Set by `with_response`: the engine appends each call's final reply here.
-captured_responses: ContextVar[list[RawResponse] | None] = ContextVar(
-    "edgedelivery_captured_responses", default=None
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,9 +123,6 @@ class Engine:
                     "%s %s -> %s in %.1f ms", method, path, reply.status, reply.elapsed * 1000
                 )
             if 200 <= reply.status < 300:
-                slot = captured_responses.get()
-                if slot is not None:
-                    slot.append(reply)
                 return reply
             if reply.status in _REDIRECTS and redirects < _MAX_REDIRECTS:
                 target = self._redirect_target(request, reply)

@@ -11,45 +11,250 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+from dataclasses import dataclass
+from enum import Enum
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
+from edgedelivery_openapi.types import UNSET, Unset
+
 from ._exceptions import InvalidRequestError
-from ._schema import Operation, Problem, operations, validate
+from ._schema import Operation, Parameter, Problem, deref, operations, validate
+
+if TYPE_CHECKING:
+    from ._call import Call
 
 _INT64 = (-(2**63), 2**63 - 1)
+
+
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """A checked call, ready for the engine."""
+
+    operation: Operation | None  # None for `client.request`
+    method: str
+    target: str  # the encoded path, with its query string
+    headers: dict[str, str]
+    content: bytes | None
+    requires_key: bool
+
+
+def prepare_call(call: Call[Any]) -> Prepared:
+    """Check and encode a call of the document, or raise InvalidRequestError."""
+    if call.method is not None:
+        return prepare_raw(call)
+    op = operations().get(call.operation_id)
+    if op is None:
+        raise InvalidRequestError(
+            call.operation_id, [Problem("", "is not an operation of the document")]
+        )
+    problems: list[Problem] = []
+    path = op.path
+    for name, schema in op.path_params:
+        encoded = encode_path_value(name, call.path.get(name), schema, problems)
+        path = path.replace("{" + name + "}", encoded)
+    query = encode_query(op.query_params, call.query, problems)
+    headers = encode_headers(op.header_params, call.headers, problems)
+    content = None
+    if op.body_schema is not None:
+        content = encode_body(op.body_schema, call.body, problems)
+    if problems:
+        raise InvalidRequestError(op.operation_id, problems)
+    return Prepared(op, op.method, path + query, headers, content, op.requires_key)
 
 
 def prepare(
     operation_id: str, path_values: Mapping[str, object], body: Any = None
 ) -> tuple[Operation, str, bytes | None]:
     """(operation, encoded path, JSON bytes) for a call, or raise InvalidRequestError."""
-    op = operations()[operation_id]
-    problems: list[Problem] = []
-    path = op.path
-    for name, schema in op.path_params:
-        encoded = encode_path_value(name, path_values[name], schema, problems)
-        path = path.replace("{" + name + "}", encoded)
+    from ._call import Call
+
+    prepared = prepare_call(Call(operation_id, object, path=path_values, body=body))
+    assert prepared.operation is not None
+    return prepared.operation, prepared.target, prepared.content
+
+
+def encode_body(schema: dict[str, Any], body: Any, problems: list[Problem]) -> bytes | None:
+    """JSON bytes of a body valid for `schema` (collecting problems)."""
+    from ._call import KeywordBody
+
+    body_problems: list[Problem] = []
+    try:
+        wire = to_wire(body, "", body_problems)
+    except RecursionError:
+        problems.append(Problem("", "is nested too deeply (or contains itself)"))
+        return None
+    if isinstance(body, KeywordBody) and isinstance(wire, dict):
+        wire = _drop_unsendable_nulls(schema, wire)
+    flagged = {problem.field for problem in body_problems}
+    body_problems.extend(p for p in validate(schema, wire) if p.field not in flagged)
     content = None
-    if op.body_schema is not None:
+    if not body_problems:
+        try:
+            content = json.dumps(wire, allow_nan=False, separators=(",", ":")).encode()
+        except (TypeError, ValueError) as exc:
+            body_problems.append(Problem("", f"cannot be sent as JSON: {exc}"))
+    problems.extend(body_problems)
+    return content
+
+
+def _drop_unsendable_nulls(schema: dict[str, Any], wire: dict[str, Any]) -> dict[str, Any]:
+    """Keyword fields given as None: sent as null where nullable, else left out."""
+    properties = deref(schema).get("properties", {})
+    return {
+        name: value
+        for name, value in wire.items()
+        if value is not None or deref(properties.get(name, {})).get("nullable")
+    }
+
+
+def encode_query(
+    params: tuple[Parameter, ...], values: Mapping[str, object], problems: list[Problem]
+) -> str:
+    """`?a=1&b=true` for the given query values (UNSET left out), checked against the document."""
+    known = {param.name: param for param in params}
+    for name in values:
+        if name not in known:
+            problems.append(Problem(name, "is not a query parameter of this operation"))
+    parts: list[str] = []
+    for param in params:
+        value = values.get(param.name, UNSET)
+        if isinstance(value, Unset) or value is None:
+            if param.required:
+                problems.append(Problem(param.name, "is required"))
+            continue
+        for item in _parameter_values(param, value, problems):
+            parts.append(f"{quote(param.name, safe='')}={quote(item, safe='')}")
+    return "?" + "&".join(parts) if parts else ""
+
+
+def encode_headers(
+    params: tuple[Parameter, ...], values: Mapping[str, object], problems: list[Problem]
+) -> dict[str, str]:
+    """Header parameters as strings, checked against the document."""
+    headers: dict[str, str] = {}
+    for param in params:
+        value = values.get(param.name, UNSET)
+        if isinstance(value, Unset) or value is None:
+            if param.required:
+                problems.append(Problem(param.name, "is required"))
+            continue
+        text = ",".join(_parameter_values(param, value, problems, explode=False))
+        if not (text.isascii() and text.isprintable()):
+            problems.append(Problem(param.name, "must be printable ASCII"))
+            continue
+        headers[param.name] = text
+    return headers
+
+
+def _parameter_values(
+    param: Parameter, value: object, problems: list[Problem], *, explode: bool | None = None
+) -> list[str]:
+    """The serialized value(s) of one parameter; arrays per style/explode."""
+    wire = value
+    if isinstance(value, Enum):
+        wire = value.value
+    elif isinstance(value, Sequence) and not isinstance(value, str | bytes | bytearray):
+        wire = [item.value if isinstance(item, Enum) else item for item in value]
+    elif isinstance(value, Mapping | bytes | bytearray):
+        problems.append(Problem(param.name, f"a {type(value).__name__} cannot be sent here"))
+        return []
+    found = validate(param.schema, _plain(wire))
+    if found:
+        problems.extend(Problem(param.name, p.message) for p in found)
+        return []
+    if isinstance(wire, list):
+        texts = [_scalar_text(item) for item in wire]
+        return texts if (param.explode if explode is None else explode) else [",".join(texts)]
+    return [_scalar_text(wire)]
+
+
+def _plain(value: Any) -> Any:
+    """int/str/float subclasses as the plain values they stand for."""
+    if isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        return float(value)
+    if isinstance(value, str):
+        return str(value)
+    if isinstance(value, list):
+        return [_plain(item) for item in value]
+    return value
+
+
+def _scalar_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(int(value))
+    if isinstance(value, float):
+        return repr(float(value))
+    return str(value)
+
+
+def prepare_raw(call: Call[Any]) -> Prepared:
+    """`client.request(...)`: a path of the API, any query and JSON body, checked for safety."""
+    method = str(call.method).upper()
+    problems: list[Problem] = []
+    path = call.raw_path
+    if not isinstance(path, str) or not path.startswith("/") or path.startswith("//"):
+        problems.append(Problem("path", "must be a path of the API starting with one '/'"))
+        path = "/"
+    elif not (path.isascii() and path.isprintable()) or "?" in path or "#" in path:
+        problems.append(
+            Problem("path", "must be printable ASCII without '?' or '#': pass params= for a query")
+        )
+    elif any(part in (".", "..") for part in path.split("/")):
+        problems.append(Problem("path", "must not contain '.' or '..' segments"))
+    if not method.isalpha():
+        problems.append(Problem("method", f"{call.method!r} is not an HTTP method"))
+    parts: list[str] = []
+    if not isinstance(call.query, Mapping):
+        problems.append(Problem("params", "must be a mapping"))
+    else:
+        for name, value in call.query.items():
+            if not isinstance(name, str):
+                problems.append(Problem("params", f"names must be strings, not {name!r}"))
+                continue
+            items = (
+                list(value)
+                if isinstance(value, Sequence) and not isinstance(value, str | bytes)
+                else [value]
+            )
+            for item in items:
+                if isinstance(item, str | int | float) and not isinstance(item, Enum):
+                    parts.append(f"{quote(name, safe='')}={quote(_scalar_text(item), safe='')}")
+                elif isinstance(item, Enum):
+                    parts.append(f"{quote(name, safe='')}={quote(str(item.value), safe='')}")
+                else:
+                    problems.append(Problem(name, f"a {type(item).__name__} cannot be sent"))
+    headers: dict[str, str] = {}
+    if not isinstance(call.headers, Mapping):
+        problems.append(Problem("headers", "must be a mapping of strings"))
+    else:
+        for name, value in call.headers.items():
+            text = f"{name}{value}" if isinstance(name, str) and isinstance(value, str) else ""
+            if not name or ":" in name or not (text.isascii() and text.isprintable()):
+                problems.append(
+                    Problem("headers", f"invalid header {name!r}: printable ASCII only")
+                )
+            else:
+                headers[name] = str(value)
+    content = None
+    if call.body is not None:
         body_problems: list[Problem] = []
         try:
-            wire = to_wire(body, "", body_problems)
-        except RecursionError:
-            raise InvalidRequestError(
-                op.operation_id, [Problem("", "is nested too deeply (or contains itself)")]
-            ) from None
-        flagged = {problem.field for problem in body_problems}
-        body_problems.extend(p for p in validate(op.body_schema, wire) if p.field not in flagged)
-        if not body_problems:
-            try:
-                content = json.dumps(wire, allow_nan=False, separators=(",", ":")).encode()
-            except (TypeError, ValueError) as exc:
-                body_problems.append(Problem("", f"cannot be sent as JSON: {exc}"))
+            wire = to_wire(call.body, "", body_problems)
+            content = json.dumps(wire, allow_nan=False, separators=(",", ":")).encode()
+        except (TypeError, ValueError, RecursionError) as exc:
+            body_problems.append(Problem("json", f"cannot be sent as JSON: {exc}"))
         problems.extend(body_problems)
     if problems:
-        raise InvalidRequestError(op.operation_id, problems)
-    return op, path, content
+        raise InvalidRequestError(f"{method} {call.raw_path}", problems)
+    target = quote(path, safe="/%:@!$&'()*+,;=-._~") + ("?" + "&".join(parts) if parts else "")
+    return Prepared(None, method, target, headers, content, False)
 
 
 def encode_path_value(
@@ -60,9 +265,10 @@ def encode_path_value(
     if isinstance(value, bool):
         problems.append(Problem(name, "must be an identifier, not a boolean"))
     elif isinstance(value, int):
-        if not _INT64[0] <= value <= _INT64[1]:
-            problems.append(Problem(name, f"{value} is out of the 64-bit integer range"))
-        return str(value)
+        number = int(value)  # the integer itself, whatever a subclass's str() says
+        if not _INT64[0] <= number <= _INT64[1]:
+            problems.append(Problem(name, f"{number} is out of the 64-bit integer range"))
+        return str(number)
     elif integer_only:
         problems.append(Problem(name, f"must be an integer, not {type(value).__name__}"))
     elif not isinstance(value, str):
@@ -76,7 +282,7 @@ def encode_path_value(
     elif not _encodable(value):
         problems.append(Problem(name, "must be valid Unicode text (no lone surrogates)"))
     else:
-        return quote(value, safe="")
+        return quote(str(value), safe="")
     return ""
 
 

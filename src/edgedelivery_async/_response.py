@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
-import httpx
+if TYPE_CHECKING:
+    import httpx
 
+from . import _shape
 from ._exceptions import APIResponseValidationError, APIResultError
 from ._http import RawResponse
+from ._schema import Operation
 
 T = TypeVar("T")
 M = TypeVar("M", covariant=True)
@@ -67,19 +70,98 @@ def json_body(raw: RawResponse) -> Any:
 
 
 def check_result(raw: RawResponse, body: Any) -> None:
-    """Raise APIResultError when a 2xx body reports failure in an `{error, data}` wrapper."""
-    if isinstance(body, Mapping):
-        wrapper = body.get("error")
-        if isinstance(wrapper, Mapping) and wrapper.get("success") is False:
+    """Raise APIResultError for a serialized result object that carries no result.
+
+    The service sometimes answers 2xx with an ASP.NET result object (`statusCode`,
+    `declaredType`, no `data`) instead of the result; that is no result, whatever
+    the operation.
+    """
+    shape = isinstance(body, Mapping) and {"statusCode", "declaredType"} <= body.keys()
+    if shape and "data" not in body:
+        raise APIResultError(raw, body)
+
+
+def read_result(operation: Operation | None, raw: RawResponse, parser: Any) -> Any:
+    """The value a call returns, by the one rule the README states.
+
+    No declared result: None. Otherwise the body must be JSON. When the success
+    schema has `x-sdk-result`, its `failure` conditions raise APIResultError and its
+    `value` member (if it names one) is the result. The result must fit the
+    document's types (`_shape`), and is then read by `parser`.
+    """
+    if parser is None:
+        return None
+    body = json_body(raw)
+    if operation is None:
+        return body
+    schema = operation.result_schema
+    rule = operation.result_rule or {}
+    value = body
+    for condition in rule.get("failure", ()):
+        if _holds(condition, body):
             raise APIResultError(raw, body)
-        if "statusCode" in body and "declaredType" in body and "data" not in body:
-            raise APIResultError(raw, body)
+    if rule.get("value"):
+        name = str(rule["value"])
+        value = member(raw, body, name)
+        schema = (schema or {}).get("properties", {}).get(name)
+    mismatches = _shape.problems(schema, value)
+    if mismatches:
+        where, expected = mismatches[0]
+        more = f" (and {len(mismatches) - 1} more)" if len(mismatches) > 1 else ""
+        raise APIResponseValidationError(
+            raw,
+            body,
+            message=f"{operation.operation_id}: the reply's {where or 'body'} "
+            f"should be {expected}{more}",
+        )
+    return parse(parser, raw, value)
+
+
+def _holds(condition: Mapping[str, Any], body: Any) -> bool:
+    """Whether one `failure` condition of `x-sdk-result` holds for a body."""
+    found: Any = body
+    for name in condition.get("member", ()):
+        if not isinstance(found, Mapping) or name not in found:
+            return False
+        found = found[name]
+    if "equals" in condition:
+        expected = condition["equals"]
+        return type(found) is type(expected) and found == expected
+    if "not-in" in condition:
+        return found is not None and found not in condition["not-in"]
+    if condition.get("non-empty"):
+        return bool(found) and not (isinstance(found, str) and not found.strip())
+    return False
+
+
+_SCALARS: dict[Any, tuple[type, ...]] = {
+    int: (int,),
+    float: (int, float),
+    str: (str,),
+    bool: (bool,),
+    dict: (dict,),
+    list: (list,),
+}
+
+
+def parse(parser: Any, raw: RawResponse, value: Any) -> Any:
+    """A result value read by a model class, a JSON type, or `object` (as is)."""
+    if parser is object:
+        return value
+    kinds = _SCALARS.get(parser)
+    if kinds is not None:
+        if isinstance(value, kinds) and not (parser is not bool and isinstance(value, bool)):
+            return value
+        raise APIResponseValidationError(
+            raw, value, message=f"the result is not a JSON {parser.__name__}"
+        )
+    return parse_model(parser, raw, value)
 
 
 def member(raw: RawResponse, body: Any, name: str) -> Any:
     """`body[name]` of a JSON object, or APIResponseValidationError."""
     if not isinstance(body, Mapping) or body.get(name) is None:
-        raise APIResponseValidationError(raw, body, message=f"the reply has no {name!r} object")
+        raise APIResponseValidationError(raw, body, message=f"the reply has no {name!r} member")
     return body[name]
 
 

@@ -24,8 +24,18 @@ _INT_RANGES = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
 
 
 @dataclass(frozen=True, slots=True)
+class Parameter:
+    """A query or header parameter: its schema and how it is serialized."""
+
+    name: str
+    schema: dict[str, Any]
+    required: bool
+    explode: bool  # arrays: `k=a&k=b` (True) or `k=a,b` (False)
+
+
+@dataclass(frozen=True, slots=True)
 class Operation:
-    """One operation of the document: how to reach it and what it takes."""
+    """One operation of the document: how to reach it, what it takes, what it returns."""
 
     operation_id: str
     method: str
@@ -33,6 +43,10 @@ class Operation:
     path_params: tuple[tuple[str, dict[str, Any]], ...]
     requires_key: bool
     body_schema: dict[str, Any] | None
+    query_params: tuple[Parameter, ...] = ()
+    header_params: tuple[Parameter, ...] = ()
+    result_schema: dict[str, Any] | None = None  # the success body's schema, dereferenced
+    result_rule: dict[str, Any] | None = None  # its `x-sdk-result`, if any
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,25 +74,65 @@ def operations() -> dict[str, Operation]:
     found: dict[str, Operation] = {}
     for path, item in spec()["paths"].items():
         for method, op in item.items():
-            params = tuple((p["name"], p["schema"]) for p in map(_deref, op.get("parameters", [])))
-            security = op.get("security", [])
-            body = op.get("requestBody", {}).get("content", {}).get("application/json")
+            if method not in _METHODS:
+                continue
+            params = [deref(p) for p in op.get("parameters", [])]
+            security = op.get("security", spec().get("security", []))
+            body = deref(op.get("requestBody", {})).get("content", {}).get("application/json")
+            result = _success_schema(op)
             found[op["operationId"]] = Operation(
                 operation_id=op["operationId"],
                 method=method.upper(),
                 path=path,
-                path_params=params,
+                path_params=tuple((p["name"], p["schema"]) for p in params if p["in"] == "path"),
                 requires_key=bool(security) and {} not in security,
                 body_schema=body["schema"] if body else None,
+                query_params=tuple(_parameter(p) for p in params if p["in"] == "query"),
+                header_params=tuple(_parameter(p) for p in params if p["in"] == "header"),
+                result_schema=result,
+                result_rule=(result or {}).get("x-sdk-result"),
             )
     return found
+
+
+_METHODS = frozenset({"get", "put", "post", "delete", "patch", "head", "options"})
+_SUCCESS = ("200", "201", "202", "203", "204", "2XX")
+
+
+def _parameter(node: dict[str, Any]) -> Parameter:
+    style = node.get("style", "form" if node["in"] == "query" else "simple")
+    return Parameter(
+        name=node["name"],
+        schema=node.get("schema", {}),
+        required=bool(node.get("required")),
+        explode=bool(node.get("explode", style == "form")),
+    )
+
+
+def _success_schema(op: dict[str, Any]) -> dict[str, Any] | None:
+    responses = op.get("responses", {})
+    for status in _SUCCESS:
+        if status in responses:
+            media = deref(responses[status]).get("content", {}).get("application/json")
+            return deref(media.get("schema", {})) if media else None
+    return None
 
 
 def validate(schema: dict[str, Any], instance: Any) -> list[Problem]:
     """Every way `instance` breaks `schema` (an OpenAPI schema of the document)."""
     validator = _validator(json.dumps(schema, sort_keys=True))
     errors = sorted(validator.iter_errors(instance), key=lambda e: list(map(str, e.path)))
-    return [Problem(field_path(error.absolute_path), _message(error)) for error in errors]
+    return [Problem(_field(error), _message(error)) for error in errors]
+
+
+def _field(error: jsonschema.ValidationError) -> str:
+    """Where a problem is: a missing required member is named by its own path."""
+    path = list(error.absolute_path)
+    if error.validator == "required" and isinstance(error.message, str):
+        missing = error.message.split("'")[1] if error.message.count("'") >= 2 else ""
+        if missing:
+            path.append(missing)
+    return field_path(path)
 
 
 def field_path(parts: Any) -> str:
@@ -90,6 +144,8 @@ def field_path(parts: Any) -> str:
 
 
 def _message(error: jsonschema.ValidationError) -> str:
+    if isinstance(error.schema, dict) and error.schema.get("format") == "password":
+        return f"is not valid ({error.validator}); the value is not shown"
     if error.validator == "anyOf" and isinstance(error.instance, dict):
         variants: list[dict[str, Any]] = list(error.schema.get("anyOf", []))  # type: ignore[union-attr]
         names = sorted({req for sub in variants for req in sub.get("required", [])})
@@ -105,7 +161,7 @@ def _message(error: jsonschema.ValidationError) -> str:
     return str(error.message)
 
 
-def _deref(node: dict[str, Any]) -> dict[str, Any]:
+def deref(node: dict[str, Any]) -> dict[str, Any]:
     while "$ref" in node:
         target: Any = spec()
         for part in node["$ref"].removeprefix("#/").split("/"):

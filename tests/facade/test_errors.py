@@ -28,6 +28,7 @@ from edgedelivery_async import (
     RateLimitError,
     UnprocessableEntityError,
 )
+from edgedelivery_async.models import UNSET
 
 from .conftest import SHIELD_CONFIG, Recorder, mock_client
 
@@ -397,8 +398,9 @@ NOT_JSON_OBJECTS = {
     "string": b'"s"',
     "truncated": b'{"data": ',
 }
-# Every field of a template or a registry is optional, so `{}` is a valid reply for those.
-EMPTY_OBJECT_FAILS = [SCRIPT, REGISTRY_ADD, SHIELD, SCANNING]
+# Every field of a template, a registry or a script variable is optional (the live
+# service requires no member of a script variable), so `{}` is a valid reply for those.
+EMPTY_OBJECT_FAILS = [REGISTRY_ADD, SHIELD, SCANNING]
 
 
 @pytest.mark.parametrize(
@@ -420,21 +422,21 @@ async def test_undocumented_2xx_bodies(name: str, call: Any, content: bytes) -> 
     assert str(error).startswith(f"{error.method} {error.path} -> 200 OK")
 
 
-@pytest.mark.parametrize(
-    "body",
-    [
-        {"Name": "A"},
-        {"Id": None, "Name": "A"},
-        {"Id": "17"},
-        {"Id": True},
-        {"Id": 1.5},
-    ],
-)
-async def test_script_variable_needs_an_integer_id(body: Any) -> None:
+@pytest.mark.parametrize("body", [{"Id": "17"}, {"Id": True}, {"Id": 1.5}])
+async def test_script_variable_id_of_another_type_is_invalid(body: Any) -> None:
     error = await raised(reply(200, body), SCRIPT[1])
 
     assert type(error) is APIResponseValidationError
     assert error.body == body
+    assert "Id" in str(error)
+
+
+@pytest.mark.parametrize(("body", "expected"), [({"Name": "A"}, UNSET), ({"Id": None}, None)])
+async def test_script_variable_without_id_is_returned(body: Any, expected: Any) -> None:
+    recorder = Recorder(reply(200, body))
+    async with mock_client(recorder) as client:
+        variable = await SCRIPT[1](client)
+    assert variable.id is expected
 
 
 @pytest.mark.parametrize("body", [{"error": ""}, {"id": "31"}, {"id": True}, {"id": None}])

@@ -41,7 +41,10 @@ CALLS: dict[str, tuple[Callable[[EdgeDeliveryClient], Any], Check]] = {
     ),
     "add_script_variable": (
         lambda c: c.compute.add_script_variable(5, name="A", required=True, default_value="x"),
-        lambda r: isinstance(r, models.ScriptVariable) and type(r.id) is int,
+        lambda r: (
+            isinstance(r, models.ScriptVariable)
+            and (type(r.id) is int or r.id is None or r.id is models.UNSET)
+        ),
     ),
     "dns_zones.add": (
         lambda c: c.dns_zones.add(domain="example.com", records=[{"Name": "www", "Ttl": 60}]),

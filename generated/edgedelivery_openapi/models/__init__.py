@@ -8,6 +8,8 @@ from .container_registry_add_response_default import ContainerRegistryAddRespons
 from .container_registry_create import ContainerRegistryCreate
 from .container_registry_create_result import ContainerRegistryCreateResult
 from .container_registry_get_response_default import ContainerRegistryGetResponseDefault
+from .container_registry_save_status import ContainerRegistrySaveStatus
+from .container_registry_type import ContainerRegistryType
 from .container_template import ContainerTemplate
 from .container_template_add_response_default import ContainerTemplateAddResponseDefault
 from .container_template_create import ContainerTemplateCreate
@@ -33,6 +35,7 @@ from .image_pull_policy import ImagePullPolicy
 from .ip_address import IpAddress
 from .object_result_error import ObjectResultError
 from .object_result_error_formatters_item import ObjectResultErrorFormattersItem
+from .password_credentials import PasswordCredentials
 from .port_mapping import PortMapping
 from .probe import Probe
 from .probes import Probes
@@ -68,6 +71,8 @@ __all__ = (
     "ContainerRegistryCreate",
     "ContainerRegistryCreateResult",
     "ContainerRegistryGetResponseDefault",
+    "ContainerRegistrySaveStatus",
+    "ContainerRegistryType",
     "ContainerTemplate",
     "ContainerTemplateAddResponseDefault",
     "ContainerTemplateCreate",
@@ -91,6 +96,7 @@ __all__ = (
     "IpAddress",
     "ObjectResultError",
     "ObjectResultErrorFormattersItem",
+    "PasswordCredentials",
     "PortMapping",
     "Probe",
     "Probes",

@@ -3,45 +3,88 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..models.container_registry_type import ContainerRegistryType
 from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.password_credentials import PasswordCredentials
+
 
 T = TypeVar("T", bound="ContainerRegistryCreate")
 
 
 @_attrs_define
 class ContainerRegistryCreate:
-    """A container registry to add (2.6).
+    """A container registry to add (2.6). The reference shows only `displayName`; the
+    live service's own documents (issue 11) give its length (1-50), the optional
+    registry `type` and optional `passwordCredentials`.
 
-    Attributes:
-        display_name (str | Unset):
+        Attributes:
+            display_name (str):
+            type_ (ContainerRegistryType | Unset): The kind of registry (live service documents, issue 11).
+            password_credentials (PasswordCredentials | Unset): Credentials of a registry. The password is never shown back.
     """
 
-    display_name: str | Unset = UNSET
+    display_name: str
+    type_: ContainerRegistryType | Unset = UNSET
+    password_credentials: PasswordCredentials | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         display_name = self.display_name
 
+        type_: str | Unset = UNSET
+        if not isinstance(self.type_, Unset):
+            type_ = self.type_.value
+
+        password_credentials: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.password_credentials, Unset):
+            password_credentials = self.password_credentials.to_dict()
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
-        field_dict.update({})
-        if display_name is not UNSET:
-            field_dict["displayName"] = display_name
+        field_dict.update(
+            {
+                "displayName": display_name,
+            }
+        )
+        if type_ is not UNSET:
+            field_dict["type"] = type_
+        if password_credentials is not UNSET:
+            field_dict["passwordCredentials"] = password_credentials
 
         return field_dict
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.password_credentials import PasswordCredentials
+
         d = dict(src_dict)
-        display_name = d.pop("displayName", UNSET)
+        display_name = d.pop("displayName")
+
+        _type_ = d.pop("type", UNSET)
+        type_: ContainerRegistryType | Unset
+        if isinstance(_type_, Unset):
+            type_ = UNSET
+        else:
+            type_ = ContainerRegistryType(_type_)
+
+        _password_credentials = d.pop("passwordCredentials", UNSET)
+        password_credentials: PasswordCredentials | Unset
+        if isinstance(_password_credentials, Unset):
+            password_credentials = UNSET
+        else:
+            password_credentials = PasswordCredentials.from_dict(_password_credentials)
 
         container_registry_create = cls(
             display_name=display_name,
+            type_=type_,
+            password_credentials=password_credentials,
         )
 
         container_registry_create.additional_properties = d

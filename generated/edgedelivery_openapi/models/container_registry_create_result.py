@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Self, TypeVar
+from typing import Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..models.container_registry_save_status import ContainerRegistrySaveStatus
 from ..types import UNSET, Unset
 
 T = TypeVar("T", bound="ContainerRegistryCreateResult")
@@ -15,21 +16,41 @@ T = TypeVar("T", bound="ContainerRegistryCreateResult")
 
 @_attrs_define
 class ContainerRegistryCreateResult:
-    """The result of adding a registry; a non-empty `error` reports a failure.
+    """The result of adding a registry. The reference shows `{id, error}` with a
+    non-empty `error` reporting a failure; the live service also sends `status`
+    (issue 11), and `id` may be null. The id is the result only when the status is
+    `saved` (or, from a server that sends no status, when `error` is empty).
 
-    Attributes:
-        id (int | Unset):
-        error (str | Unset):
+        Attributes:
+            id (int | None | Unset):
+            error (None | str | Unset):
+            status (ContainerRegistrySaveStatus | Unset): The outcome of adding a registry (live service documents, issue
+                11; the
+                misspelling `unknownErrorOccured` is the service's). Only `saved` is a success;
+                any other value, including one not listed here, is a failure.
     """
 
-    id: int | Unset = UNSET
-    error: str | Unset = UNSET
+    id: int | None | Unset = UNSET
+    error: None | str | Unset = UNSET
+    status: ContainerRegistrySaveStatus | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        id = self.id
+        id: int | None | Unset
+        if isinstance(self.id, Unset):
+            id = UNSET
+        else:
+            id = self.id
 
-        error = self.error
+        error: None | str | Unset
+        if isinstance(self.error, Unset):
+            error = UNSET
+        else:
+            error = self.error
+
+        status: str | Unset = UNSET
+        if not isinstance(self.status, Unset):
+            status = self.status.value
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -38,19 +59,44 @@ class ContainerRegistryCreateResult:
             field_dict["id"] = id
         if error is not UNSET:
             field_dict["error"] = error
+        if status is not UNSET:
+            field_dict["status"] = status
 
         return field_dict
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
-        id = d.pop("id", UNSET)
 
-        error = d.pop("error", UNSET)
+        def _parse_id(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        id = _parse_id(d.pop("id", UNSET))
+
+        def _parse_error(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        error = _parse_error(d.pop("error", UNSET))
+
+        _status = d.pop("status", UNSET)
+        status: ContainerRegistrySaveStatus | Unset
+        if isinstance(_status, Unset):
+            status = UNSET
+        else:
+            status = ContainerRegistrySaveStatus(_status)
 
         container_registry_create_result = cls(
             id=id,
             error=error,
+            status=status,
         )
 
         container_registry_create_result.additional_properties = d

@@ -15,16 +15,18 @@ T = TypeVar("T", bound="ScriptVariable")
 
 @_attrs_define
 class ScriptVariable:
-    """A compute script variable as stored (2.3), with its assigned `Id`.
+    """A compute script variable as stored (2.3), with its assigned `Id`. The live
+    service's own documents require no member of this reply (issue 11), so `Id`
+    may be absent.
 
-    Attributes:
-        id (int): The identifier assigned to the variable.
-        name (str | Unset):
-        required (bool | Unset):
-        default_value (str | Unset):
+        Attributes:
+            id (int | Unset): The identifier assigned to the variable.
+            name (str | Unset):
+            required (bool | Unset):
+            default_value (str | Unset):
     """
 
-    id: int
+    id: int | Unset = UNSET
     name: str | Unset = UNSET
     required: bool | Unset = UNSET
     default_value: str | Unset = UNSET
@@ -41,11 +43,9 @@ class ScriptVariable:
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
-        field_dict.update(
-            {
-                "Id": id,
-            }
-        )
+        field_dict.update({})
+        if id is not UNSET:
+            field_dict["Id"] = id
         if name is not UNSET:
             field_dict["Name"] = name
         if required is not UNSET:
@@ -58,7 +58,7 @@ class ScriptVariable:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
-        id = d.pop("Id")
+        id = d.pop("Id", UNSET)
 
         name = d.pop("Name", UNSET)
 

@@ -19,11 +19,13 @@ T = TypeVar("T", bound="ShieldZoneResponse")
 
 @_attrs_define
 class ShieldZoneResponse:
-    """The shield zone configuration, wrapped as `{data: ...}`.
+    """The shield zone configuration, wrapped as `{data: ...}`. The reference shows no
+    `error` member here, but the shield area reports failures in an `{error, data}`
+    wrapper (2.8); a body carrying `error.success: false` is read as a failure.
 
-    Attributes:
-        data (ShieldZoneConfig | Unset): The web-application-shield configuration of a pull zone (2.7). Units and
-            semantics of the fields are not shown in the reference.
+        Attributes:
+            data (ShieldZoneConfig | Unset): The web-application-shield configuration of a pull zone (2.7). Units and
+                semantics of the fields are not shown in the reference.
     """
 
     data: ShieldZoneConfig | Unset = UNSET

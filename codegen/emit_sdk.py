@@ -1,0 +1,391 @@
+"""Emit the typed per-operation layer users call, from the checked-in document.
+
+openapi-python-client writes the attrs models; this step writes, into the same
+generated package, one resource class per tag with one method per operation
+(`resources/`), and the public-surface snapshot (`PUBLIC_API.txt`). Every method
+body is a single `Call(...)` that the hand-written runtime
+(`edgedelivery_async._call`) sends: auth, validation, retries, timeouts, the error
+tree and the transport are the runtime's, the shape of each call is the document's.
+
+Names come from the document, with optional hints (documented in codegen/README.md):
+`x-sdk-resource` on a tag, `x-sdk-method` on an operation, `x-sdk-name` on a parameter,
+`x-sdk-body` on a request body (a positional parameter taking the whole body),
+`x-sdk-mapping` on an array property (it may also be given as a mapping), and
+`x-sdk-result` on a response schema (see `edgedelivery_async._results`).
+
+Usage: python codegen/emit_sdk.py DOCUMENT.yaml PACKAGE_DIR TEMPLATES_DIR SURFACE.txt
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import yaml
+from openapi_python_client.strings import ClassName, snake_case
+
+SUCCESS = ("200", "201", "202", "203", "204", "2XX")
+INPUT_SCALARS = {"string": "str", "integer": "int", "number": "float", "boolean": "bool"}
+
+
+@dataclass
+class Param:
+    """One argument of a generated method."""
+
+    python_name: str
+    wire_name: str
+    type: str
+    required: bool
+    default: str | None = None  # Python source of the default
+    description: str = ""
+    mapping: tuple[str, str] | None = None  # x-sdk-mapping: (key member, value member)
+
+    @property
+    def declaration(self) -> str:
+        if self.default is not None:
+            return f"{self.python_name}: {self.type} = {self.default}"
+        return f"{self.python_name}: {self.type}"
+
+
+@dataclass
+class Method:
+    """One operation as a method of its resource."""
+
+    name: str
+    operation_id: str
+    http_method: str
+    path: str
+    summary: str
+    description: str
+    path_params: list[Param] = field(default_factory=list)
+    query_params: list[Param] = field(default_factory=list)
+    header_params: list[Param] = field(default_factory=list)
+    body_param: Param | None = None  # the whole body (x-sdk-body, or a body that is no object)
+    body_fields: list[Param] = field(default_factory=list)
+    extra_fields: bool = False
+    result_type: str = "None"
+    result_parser: str = "None"
+
+    @property
+    def signature(self) -> list[str]:
+        """The parameter list after `self`."""
+        out = [p.declaration for p in self.path_params]
+        if self.body_param is not None:
+            out.append(self.body_param.declaration)
+        keywords = [
+            *(p.declaration for p in self.query_params),
+            *(p.declaration for p in self.header_params),
+            *(p.declaration for p in self.body_fields if p.required),
+            *(p.declaration for p in self.body_fields if not p.required),
+        ]
+        if self.extra_fields:
+            keywords.append("extra_fields: Mapping[str, Any] | None = None")
+        if keywords:
+            out.append("*")
+            out.extend(keywords)
+        return out
+
+
+@dataclass
+class Resource:
+    """One tag of the document: a resource class on the client."""
+
+    attribute: str
+    class_name: str
+    description: str
+    methods: list[Method] = field(default_factory=list)
+    models: set[str] = field(default_factory=set)
+
+
+class Emitter:
+    """Reads the document and builds the resources."""
+
+    def __init__(self, spec: dict[str, Any], model_names: set[str]) -> None:
+        self.spec = spec
+        self.schemas: dict[str, Any] = spec.get("components", {}).get("schemas", {})
+        self.model_names = model_names
+        self.problems: list[str] = []
+
+    # ------------------------------------------------------------------ lookups
+    def deref(self, node: Any) -> Any:
+        while isinstance(node, dict) and "$ref" in node:
+            target: Any = self.spec
+            for part in str(node["$ref"]).removeprefix("#/").split("/"):
+                target = target[part]
+            node = target
+        return node
+
+    def model_of(self, node: Any) -> str | None:
+        """The generated model class of a `$ref` to an object or enum schema."""
+        if not isinstance(node, dict) or "$ref" not in node:
+            return None
+        name = str(node["$ref"]).rsplit("/", 1)[1]
+        target = self.schemas.get(name, {})
+        if target.get("type") == "object" or "properties" in target or "enum" in target:
+            class_name = str(ClassName(name, ""))
+            if class_name not in self.model_names:
+                self.problems.append(f"no generated model {class_name} for {name}")
+                return None
+            return class_name
+        return None
+
+    def input_type(self, node: Any, resource: Resource) -> str:
+        """The Python type a caller may pass for a schema."""
+        nullable = bool(self.deref(node).get("nullable")) if isinstance(node, dict) else False
+        text = self._input_type(node, resource)
+        return f"{text} | None" if nullable and text != "Any" else text
+
+    def _input_type(self, node: Any, resource: Resource) -> str:
+        model = self.model_of(node)
+        target = self.deref(node) if isinstance(node, dict) else {}
+        if model is not None:
+            resource.models.add(model)
+            if "enum" in target:
+                return f"{model} | {INPUT_SCALARS.get(target.get('type', ''), 'Any')}"
+            values = target.get("additionalProperties")
+            inner = self._input_type(values, resource) if isinstance(values, dict) else "Any"
+            return f"{model} | Mapping[str, {inner}]"
+        kind = target.get("type")
+        if kind in INPUT_SCALARS:
+            return INPUT_SCALARS[kind]
+        if kind == "array":
+            return f"Sequence[{self._input_type(target.get('items', {}), resource)}]"
+        if kind == "object":
+            values = target.get("additionalProperties")
+            inner = self._input_type(values, resource) if isinstance(values, dict) else "Any"
+            return f"Mapping[str, {inner}]"
+        return "Any"
+
+    def output(self, node: Any, resource: Resource) -> tuple[str, str]:
+        """(return type, parser expression) of a result schema."""
+        model = self.model_of(node)
+        target = self.deref(node) if isinstance(node, dict) else {}
+        if model is not None and "enum" not in target:
+            resource.models.add(model)
+            return model, model
+        kind = target.get("type")
+        if kind in INPUT_SCALARS:
+            scalar = INPUT_SCALARS[kind]
+            return scalar, scalar
+        if kind == "array":
+            return "list[Any]", "list"
+        if kind == "object":
+            return "dict[str, Any]", "dict"
+        return "Any", "object"
+
+    # ---------------------------------------------------------------- building
+    def resources(self) -> list[Resource]:
+        tags = {tag["name"]: tag for tag in self.spec.get("tags", [])}
+        found: dict[str, Resource] = {}
+        for path, item in self.spec["paths"].items():
+            for http_method, operation in item.items():
+                if http_method not in ("get", "put", "post", "delete", "patch", "head"):
+                    continue
+                tag_name = (operation.get("tags") or ["default"])[0]
+                tag = tags.get(tag_name, {"name": tag_name})
+                attribute = tag.get("x-sdk-resource") or snake_case(tag_name)
+                resource = found.setdefault(
+                    attribute,
+                    Resource(
+                        attribute=attribute,
+                        class_name=str(ClassName(attribute, "")),
+                        description=_first_line(tag.get("description", "")) or tag_name,
+                    ),
+                )
+                resource.methods.append(self.method(path, http_method, operation, resource))
+        for resource in found.values():
+            names = [m.name for m in resource.methods]
+            for name in names:
+                if names.count(name) > 1:
+                    self.problems.append(f"two methods named {resource.attribute}.{name}")
+        return sorted(found.values(), key=lambda r: r.attribute)
+
+    def method(
+        self, path: str, http_method: str, operation: dict[str, Any], resource: Resource
+    ) -> Method:
+        operation_id = operation["operationId"]
+        name = operation.get("x-sdk-method") or snake_case(operation_id.rsplit("_", 1)[-1])
+        method = Method(
+            name=_identifier(name),
+            operation_id=operation_id,
+            http_method=http_method.upper(),
+            path=path,
+            summary=operation.get("summary", "").strip(),
+            description=operation.get("description", "").strip(),
+        )
+        for raw in operation.get("parameters", []):
+            parameter = self.deref(raw)
+            schema = parameter.get("schema", {})
+            python_name = _identifier(parameter.get("x-sdk-name") or snake_case(parameter["name"]))
+            location = parameter["in"]
+            if location == "path":
+                kind = self.deref(schema).get("type")
+                type_ = "int" if kind == "integer" else "str | int"
+                method.path_params.append(Param(python_name, parameter["name"], type_, True))
+                continue
+            if location not in ("query", "header"):
+                self.problems.append(f"{operation_id}: {location} parameters are not supported")
+                continue
+            required = bool(parameter.get("required"))
+            type_ = self.input_type(schema, resource)
+            default = None
+            if not required:
+                resolved = self.deref(schema)
+                if "default" in resolved:
+                    default = repr(resolved["default"])
+                else:
+                    type_, default = f"{_or_none(type_)} | Unset", "UNSET"
+            param = Param(python_name, parameter["name"], type_, required, default)
+            (method.query_params if location == "query" else method.header_params).append(param)
+        self._body(operation, method, resource)
+        self._result(operation, method, resource)
+        return method
+
+    def _body(self, operation: dict[str, Any], method: Method, resource: Resource) -> None:
+        body = self.deref(operation.get("requestBody", {}))
+        media = body.get("content", {}).get("application/json")
+        if media is None:
+            return
+        schema = media.get("schema", {})
+        target = self.deref(schema)
+        whole = body.get("x-sdk-body")
+        properties = target.get("properties")
+        required_body = bool(body.get("required"))
+        if not properties:
+            param_type = self.input_type(schema, resource)
+            method.body_param = Param(_identifier(whole or "body"), "", param_type, required_body)
+            return
+        required = set(target.get("required", []))
+        if whole:
+            param_type = self.input_type(schema, resource)
+            method.body_param = Param(_identifier(whole), "", f"{param_type} | None", False, "None")
+        for wire, prop in properties.items():
+            if self.deref(prop).get("readOnly"):
+                continue
+            python_name = _identifier(prop.get("x-sdk-name") or snake_case(wire))
+            type_ = self.input_type(prop, resource)
+            mapping = prop.get("x-sdk-mapping")
+            pair = None
+            if isinstance(mapping, dict):
+                pair = (str(mapping["key"]), str(mapping["value"]))
+                type_ = f"Mapping[str, Any] | {type_}"
+            is_required = wire in required and not whole
+            param = Param(
+                python_name,
+                wire,
+                type_ if is_required else f"{_or_none(type_)} | Unset",
+                is_required,
+                None if is_required else "UNSET",
+                mapping=pair,
+            )
+            method.body_fields.append(param)
+        method.extra_fields = target.get("additionalProperties") is not False
+
+    def _result(self, operation: dict[str, Any], method: Method, resource: Resource) -> None:
+        responses = operation.get("responses", {})
+        for status in SUCCESS:
+            if status in responses:
+                response = self.deref(responses[status])
+                break
+        else:
+            method.result_type, method.result_parser = "Any", "object"
+            return
+        media = response.get("content", {}).get("application/json")
+        if media is None:
+            if response.get("content"):
+                method.result_type, method.result_parser = "Any", "object"
+            return
+        schema = media.get("schema", {})
+        target = self.deref(schema)
+        rule = target.get("x-sdk-result")
+        if isinstance(rule, dict) and rule.get("value"):
+            member = target.get("properties", {}).get(rule["value"], {})
+            method.result_type, method.result_parser = self.output(member, resource)
+        else:
+            method.result_type, method.result_parser = self.output(schema, resource)
+
+
+def _identifier(name: str) -> str:
+    name = re.sub(r"\W", "_", name)
+    if not name or name[0].isdigit() or keyword.iskeyword(name):
+        name = f"{name}_"
+    return name
+
+
+def _or_none(type_: str) -> str:
+    """Optional arguments also take None ("not given", or null where the document allows)."""
+    return type_ if type_ == "Any" or type_.endswith("| None") else f"{type_} | None"
+
+
+def _first_line(text: str) -> str:
+    return text.strip().split("\n", 1)[0].strip()
+
+
+def model_names(package: Path) -> set[str]:
+    text = (package / "models" / "__init__.py").read_text(encoding="utf-8")
+    return set(re.findall(r"^from \.\S+ import (\w+)$", text, re.M)) | set(
+        re.findall(r"^\s+(\w+),$", text, re.M)
+    )
+
+
+def surface(resources: list[Resource], emitter: Emitter) -> str:
+    """The public surface, one line a fact, for `PUBLIC_API.txt`."""
+    lines = [
+        "# The public API generated from the document. scripts/regenerate.sh writes it;",
+        "# `--check` fails when it drifts and marks removals and changes as breaking.",
+    ]
+    for resource in resources:
+        lines.append(f"resource {resource.attribute}: {resource.class_name}")
+        for method in resource.methods:
+            params = ", ".join(method.signature)
+            lines.append(
+                f"method {resource.attribute}.{method.name}({params}) -> {method.result_type}"
+                f"  # {method.operation_id}"
+            )
+    for name, schema in sorted(emitter.schemas.items()):
+        if "properties" not in schema:
+            continue
+        required = set(schema.get("required", []))
+        for wire in schema["properties"]:
+            mark = " (required)" if wire in required else ""
+            lines.append(f"field {ClassName(name, '')}.{wire}{mark}")
+    return "\n".join(lines) + "\n"
+
+
+def main(document: str, package_dir: str, templates_dir: str, surface_file: str) -> int:
+    spec = yaml.safe_load(Path(document).read_text(encoding="utf-8"))
+    package = Path(package_dir)
+    emitter = Emitter(spec, model_names(package))
+    resources = emitter.resources()
+    if emitter.problems:
+        for problem in emitter.problems:
+            print(f"emit_sdk: {problem}", file=sys.stderr)
+        return 1
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(templates_dir),
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        undefined=jinja2.StrictUndefined,
+    )
+    out = package / "resources"
+    out.mkdir(exist_ok=True)
+    module = env.get_template("resource.py.jinja")
+    for resource in resources:
+        (out / f"{resource.attribute}.py").write_text(
+            module.render(resource=resource), encoding="utf-8"
+        )
+    (out / "__init__.py").write_text(
+        env.get_template("resources_init.py.jinja").render(resources=resources), encoding="utf-8"
+    )
+    Path(surface_file).write_text(surface(resources, emitter), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(*sys.argv[1:]))

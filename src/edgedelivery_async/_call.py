@@ -1,0 +1,215 @@
+"""What generated methods return and how a resource runs it.
+
+A generated method only describes its call: `Call(operation id, result parser,
+path=..., query=..., body=...)`. `@endpoint` turns the method into one that sends
+that call through the client's runtime and returns the result, and gives it
+`.with_response(...)` (the result with its HTTP reply) and `.map(keys, ...)`
+(the same call over many first arguments, concurrently; see `fan_out`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterable,
+    Callable,
+    Iterable,
+    Mapping,
+    Sequence,
+)
+from dataclasses import dataclass, field
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Concatenate,
+    Generic,
+    ParamSpec,
+    Protocol,
+    Self,
+    TypeVar,
+    overload,
+)
+
+from edgedelivery_openapi.types import Unset
+
+from ._exceptions import InvalidRequestError
+from ._schema import Problem
+
+if TYPE_CHECKING:
+    from ._bulk import BulkProgress, BulkResult
+    from ._response import APIResponse
+
+P = ParamSpec("P")
+T = TypeVar("T")
+K = TypeVar("K")
+
+
+@dataclass(frozen=True, slots=True)
+class Call(Generic[T]):
+    """One operation call as data: what to send, and how to read the result.
+
+    `result` is a generated model class, a scalar type (`int`, `str`, ...), `object`
+    (any JSON) or None (no result). Values equal to `UNSET` are left out.
+    """
+
+    operation_id: str
+    result: Any
+    path: Mapping[str, object] = field(default_factory=dict)
+    query: Mapping[str, object] = field(default_factory=dict)
+    headers: Mapping[str, object] = field(default_factory=dict)
+    body: Any = None
+    method: str | None = None  # set only by `client.request`: no operation of the document
+    raw_path: str | None = None
+
+
+class KeywordBody(dict[str, Any]):
+    """A body built from keyword fields: a None there means "not given" unless nullable."""
+
+
+class Runtime(Protocol):
+    """What resources need of the client: run a call."""
+
+    async def execute(self, call: Call[T]) -> APIResponse[T]: ...
+
+    def reserve_connections(self, count: int) -> None: ...
+
+
+class Resource:
+    """A group of operations (one tag of the document) bound to a client's runtime."""
+
+    __slots__ = ("_runtime",)
+
+    def __init__(self, runtime: Runtime) -> None:
+        self._runtime = runtime
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} resource>"
+
+
+class endpoint(Generic[P, T]):
+    """Decorator for generated methods that return a `Call`."""
+
+    def __init__(self, method: Callable[Concatenate[Any, P], Call[T]]) -> None:
+        self._method = method
+        self.__doc__ = method.__doc__
+        self.__name__ = method.__name__
+        self.__qualname__ = method.__qualname__
+        self.__wrapped__ = method
+
+    @overload
+    def __get__(self, instance: None, owner: type[Any]) -> Self: ...
+
+    @overload
+    def __get__(self, instance: Resource, owner: type[Any]) -> BoundEndpoint[P, T]: ...
+
+    def __get__(self, instance: Resource | None, owner: type[Any]) -> Self | BoundEndpoint[P, T]:
+        if instance is None:
+            return self
+        return BoundEndpoint(self._method, instance)
+
+
+class BoundEndpoint(Generic[P, T]):
+    """A generated method bound to its resource: await it, or use a variant below."""
+
+    __slots__ = ("_instance", "_method")
+
+    def __init__(self, method: Callable[Concatenate[Any, P], Call[T]], instance: Resource) -> None:
+        self._method = method
+        self._instance = instance
+
+    @property
+    def __doc__(self) -> str | None:  # type: ignore[override]
+        return self._method.__doc__
+
+    @property
+    def __name__(self) -> str:
+        return self._method.__name__
+
+    def describe(self, *args: P.args, **kwargs: P.kwargs) -> Call[T]:
+        """The call these arguments make, without sending it."""
+        try:
+            return self._method(self._instance, *args, **kwargs)
+        except TypeError as exc:  # wrong arguments for the signature
+            name = self._method.__qualname__
+            raise InvalidRequestError(name, [Problem("", str(exc))]) from None
+
+    async def __call__(self, *args: P.args, **kwargs: P.kwargs) -> T:
+        reply = await self._instance._runtime.execute(self.describe(*args, **kwargs))
+        return reply.parsed
+
+    async def with_response(self, *args: P.args, **kwargs: P.kwargs) -> APIResponse[T]:
+        """Call, and return the result with the HTTP status, headers and retries of the reply."""
+        return await self._instance._runtime.execute(self.describe(*args, **kwargs))
+
+    def map(
+        self,
+        keys: Iterable[K] | AsyncIterable[K],
+        *,
+        concurrency: int = 100,
+        rate_limit: float | None = None,
+        progress: BulkProgress | None = None,
+    ) -> AsyncGenerator[BulkResult[K, T], None]:
+        """Call once per key (the first argument); results stream as they finish.
+
+        Every key yields exactly one `BulkResult`. See `fan_out` for the guarantees.
+        """
+        from ._bulk import fan_out
+
+        if isinstance(concurrency, int) and not isinstance(concurrency, bool) and concurrency > 0:
+            self._instance._runtime.reserve_connections(concurrency)
+        return fan_out(
+            self,  # type: ignore[arg-type]
+            keys,
+            concurrency=concurrency,
+            rate_limit=rate_limit,
+            progress=progress,
+        )
+
+    def __repr__(self) -> str:
+        return f"<endpoint {self._method.__qualname__}>"
+
+
+def body_of(
+    operation_id: str,
+    whole_name: str,
+    whole: Any,
+    fields: Mapping[str, Any],
+    extra: Mapping[str, Any] | None,
+) -> Any:
+    """A request body from the whole-body argument `whole_name` or keyword fields.
+
+    Fields left `UNSET` are not sent; None is sent as null only where the document
+    allows null (the runtime drops it elsewhere). `extra` adds fields the document
+    does not name.
+    """
+    given = {name: value for name, value in fields.items() if not isinstance(value, Unset)}
+    if extra is not None and not isinstance(extra, Mapping):
+        raise InvalidRequestError(
+            operation_id, [Problem("extra_fields", "must be a mapping of field names")]
+        )
+    if whole is not None:
+        if given or extra:
+            message = f"pass either {whole_name} or keyword fields (or extra_fields), not both"
+            raise InvalidRequestError(operation_id, [Problem("", message)])
+        return whole
+    return KeywordBody({**given, **(extra or {})})
+
+
+def pairs(value: Any, key: str, item: str) -> Any:
+    """A `{k: v}` mapping as `[{key: k, item: v}, ...]`; any other value as given."""
+    if isinstance(value, Mapping):
+        return [{key: name, item: member} for name, member in value.items()]
+    return value
+
+
+__all__ = [
+    "BoundEndpoint",
+    "Call",
+    "KeywordBody",
+    "Resource",
+    "Runtime",
+    "Sequence",
+    "body_of",
+    "endpoint",
+    "pairs",
+]

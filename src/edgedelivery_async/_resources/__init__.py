@@ -1,1 +1,0 @@
-"""One resource class per API area; `EdgeDeliveryClient` exposes them as attributes."""

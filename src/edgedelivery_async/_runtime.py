@@ -1,0 +1,48 @@
+"""The one path from a `Call` to its result: prepare, send, read.
+
+`ClientRuntime` pairs the shared engine (transport, key, retries, the 429 pause)
+with one client's options; `with_options` copies get their own runtime over the
+same engine.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, TypeVar
+
+from ._call import Call
+from ._engine import CallOptions, Engine
+from ._requests import prepare_call
+from ._response import APIResponse, read_result
+
+T = TypeVar("T")
+
+
+class ClientRuntime:
+    """Runs calls for one client: its engine and its options."""
+
+    __slots__ = ("engine", "options")
+
+    def __init__(self, engine: Engine, options: CallOptions) -> None:
+        self.engine = engine
+        self.options = options
+
+    async def execute(self, call: Call[T]) -> APIResponse[T]:
+        """Check, send with retries, and read the result, or raise the SDK's error."""
+        prepared = prepare_call(call)
+        options = self.options
+        if prepared.headers:
+            options = dataclasses.replace(options, headers={**options.headers, **prepared.headers})
+        raw = await self.engine.request(
+            prepared.method,
+            prepared.target,
+            body=prepared.content,
+            requires_key=prepared.requires_key,
+            options=options,
+        )
+        parsed: Any = read_result(prepared.operation, raw, call.result)
+        return APIResponse(parsed, raw)
+
+    def reserve_connections(self, count: int) -> None:
+        """Let the pool open `count` connections at once (bulk runs)."""
+        self.engine.transport.reserve_connections(count)
