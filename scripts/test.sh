@@ -6,7 +6,9 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-# The second spec linter comes from npm; install Node.js from Debian if the machine lacks it.
+# The second spec linter comes from npm; install Node.js and npm from Debian if the machine
+# lacks npm. Any node will do: when it is older than the linter needs (Debian 12 ships 18),
+# scripts/lint-spec.sh fetches a pinned Node.js 22 from the npm registry for the linter.
 if ! command -v npm >/dev/null 2>&1; then
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
   $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq nodejs npm
