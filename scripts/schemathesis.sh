@@ -45,7 +45,12 @@ import asyncio, os, signal
 from edgedelivery_async.testing import FakeEdgeDelivery
 
 async def main() -> None:
-    fake = FakeEdgeDelivery(os.environ["EDGEDELIVERY_FAKE_ACCESS_KEY"], pull_zones=5)
+    fake = FakeEdgeDelivery(os.environ["EDGEDELIVERY_FAKE_ACCESS_KEY"])
+    # Pull zones 1-5 also carry the document's example hostname (cdn.example.com), so the
+    # Examples phase sends a Force SSL request the fake can accept instead of a certain 400.
+    for zone_id in range(1, 6):
+        fake.add_pull_zone(zone_id, hostnames=[f"pz{zone_id}.example.test", "cdn.example.com"])
+    fake.seed_pull_zones(5)  # their shield zones
     for script_id in (1, 2, 3):
         fake.add_script(script_id)
     fake.add_app("app-1")
