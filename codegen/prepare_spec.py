@@ -82,6 +82,34 @@ def drop_optional_security(spec: dict[str, Any]) -> None:
             del operation["security"]
 
 
+def nullable_everywhere(spec: dict[str, Any]) -> None:
+    """The live service sends `null` for members the reference calls plain values, and the
+    reference says "not shown" for nullability almost everywhere. Generated models treat a
+    null in a non-nullable member as an error (and the old fallback dropped every null), so
+    the generator sees every property as nullable: a member sent as null reads `None`,
+    an absent one `UNSET`. Requests are still validated against the checked-in document.
+    A nullable date-time that does not parse is kept as the raw string by the generated
+    union parser, so one odd timestamp never makes the whole object unreadable."""
+
+    def nullable(node: dict[str, Any]) -> dict[str, Any]:
+        visit(node)
+        if "$ref" in node:
+            return {"allOf": [node], "nullable": True}
+        if node:  # `{}` (any value) already allows null
+            node["nullable"] = True
+        return node
+
+    def visit(schema: dict[str, Any]) -> None:
+        properties = schema.get("properties", {})
+        for name, prop in list(properties.items()):
+            properties[name] = nullable(prop)
+        if isinstance(schema.get("items"), dict):
+            schema["items"] = nullable(schema["items"])
+
+    for schema in spec.get("components", {}).get("schemas", {}).values():
+        visit(schema)
+
+
 def _operations(spec: dict[str, Any]) -> list[dict[str, Any]]:
     return [op for item in spec["paths"].values() for op in item.values() if isinstance(op, dict)]
 
@@ -99,6 +127,7 @@ REWRITES = (
     drop_property_combinators,
     merge_error_body_unions,
     drop_optional_security,
+    nullable_everywhere,
 )
 
 

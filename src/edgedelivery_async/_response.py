@@ -166,27 +166,15 @@ def member(raw: RawResponse, body: Any, name: str) -> Any:
 
 
 def parse_model(model: type[_Model[T]], raw: RawResponse, data: Any) -> T:
-    """`model.from_dict(data)`, tolerant of nulls where the document has none.
+    """`model.from_dict(data)`; a body that does not fit raises APIResponseValidationError.
 
-    Unknown fields are kept (`additional_properties`). A null in a field not declared
-    nullable is read as absent. A body that still does not fit raises
-    APIResponseValidationError instead of KeyError/TypeError/ValueError.
+    Unknown fields are kept (`additional_properties`). Every member may be null (read as
+    None; an absent one is UNSET): the generated models are built that way.
     """
     if isinstance(data, Mapping):
         try:
             return model.from_dict(data)
-        except (KeyError, TypeError, ValueError, AttributeError, IndexError):
-            try:
-                return model.from_dict(_without_nulls(data))
-            except (KeyError, TypeError, ValueError, AttributeError, IndexError):
-                pass
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError, RecursionError):
+            pass
     name = getattr(model, "__name__", "model")
     raise APIResponseValidationError(raw, data, message=f"the reply cannot be read as {name}")
-
-
-def _without_nulls(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return {k: _without_nulls(v) for k, v in value.items() if v is not None}
-    if isinstance(value, list):
-        return [_without_nulls(v) for v in value if v is not None]
-    return value

@@ -95,9 +95,12 @@ async def test_nulls_in_non_nullable_shield_fields() -> None:
     config = await call_with(body, shield)
 
     assert config.shield_zone_id == 9001
-    assert config.learning_mode_until in (None, UNSET)
-    assert not config.waf_enabled
-    assert config.waf_engine_config[0].name == "a"
+    assert config.learning_mode_until is None  # sent as null: None, never UNSET
+    assert config.waf_enabled is None
+    assert config.waf_disabled_rules is None
+    assert config.waf_engine_config[0] is None
+    assert config.waf_engine_config[1].name == "a"
+    assert config.waf_engine_config[1].value_encoded is None
 
 
 @pytest.mark.parametrize(

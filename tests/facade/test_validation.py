@@ -173,9 +173,9 @@ def test_image_or_registry_rule_satisfied(fields_: dict[str, str]) -> None:
 @pytest.mark.parametrize(
     ("pull_zone_id", "message"),
     [
-        ("42", "'42' is not of type 'integer'"),
-        (True, "True is not of type 'integer'"),
-        (4.2, "4.2 is not of type 'integer'"),
+        ("42", "'42' is not of type 'integer', 'null'"),
+        (True, "True is not of type 'integer', 'null'"),
+        (4.2, "4.2 is not of type 'integer', 'null'"),
         (2**63, "9223372036854775808 is out of range"),
         (-(2**63) - 1, "-9223372036854775809 is out of range"),
     ],
@@ -300,9 +300,9 @@ async def test_dns_record_problems_carry_their_paths(recorder_client: Any) -> No
         ),
     )
     assert error.errors == [
-        FieldError("Records[0].Ttl", "'300' is not of type 'integer'"),
-        FieldError("Records[1].Disabled", "1 is not of type 'boolean'"),
-        FieldError("Records[1].Ttl", "True is not of type 'integer'"),
+        FieldError("Records[0].Ttl", "'300' is not of type 'integer', 'null'"),
+        FieldError("Records[1].Disabled", "1 is not of type 'boolean', 'null'"),
+        FieldError("Records[1].Ttl", "True is not of type 'integer', 'null'"),
         FieldError("Records[2].EnviromentalVariables[0].Name", "1 is not of type 'string'"),
         FieldError("Records[2].PullZoneId", "9223372036854775808 is out of range"),
     ]

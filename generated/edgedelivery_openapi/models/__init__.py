@@ -27,14 +27,16 @@ from .environment_variable import EnvironmentVariable
 from .environment_variable_map import EnvironmentVariableMap
 from .field_error import FieldError
 from .grpc_probe import GrpcProbe
-from .grpc_probe_request import GrpcProbeRequest
+from .grpc_probe_request_type_0 import GrpcProbeRequestType0
 from .http_get_probe import HttpGetProbe
-from .http_get_probe_request import HttpGetProbeRequest
-from .http_get_probe_response import HttpGetProbeResponse
+from .http_get_probe_request_type_0 import HttpGetProbeRequestType0
+from .http_get_probe_response_type_0 import HttpGetProbeResponseType0
 from .image_pull_policy import ImagePullPolicy
 from .ip_address import IpAddress
 from .object_result_error import ObjectResultError
-from .object_result_error_formatters_item import ObjectResultErrorFormattersItem
+from .object_result_error_formatters_type_0_item_type_0 import (
+    ObjectResultErrorFormattersType0ItemType0,
+)
 from .password_credentials import PasswordCredentials
 from .port_mapping import PortMapping
 from .probe import Probe
@@ -57,7 +59,7 @@ from .shield_zone_get_upload_scanning_response_default import (
 from .shield_zone_response import ShieldZoneResponse
 from .sticky_sessions import StickySessions
 from .tcp_socket_probe import TcpSocketProbe
-from .tcp_socket_probe_request import TcpSocketProbeRequest
+from .tcp_socket_probe_request_type_0 import TcpSocketProbeRequestType0
 from .upload_scanning_config import UploadScanningConfig
 from .upload_scanning_response import UploadScanningResponse
 from .validation_problem_details import ValidationProblemDetails
@@ -88,14 +90,14 @@ __all__ = (
     "EnvironmentVariableMap",
     "FieldError",
     "GrpcProbe",
-    "GrpcProbeRequest",
+    "GrpcProbeRequestType0",
     "HttpGetProbe",
-    "HttpGetProbeRequest",
-    "HttpGetProbeResponse",
+    "HttpGetProbeRequestType0",
+    "HttpGetProbeResponseType0",
     "ImagePullPolicy",
     "IpAddress",
     "ObjectResultError",
-    "ObjectResultErrorFormattersItem",
+    "ObjectResultErrorFormattersType0ItemType0",
     "PasswordCredentials",
     "PortMapping",
     "Probe",
@@ -112,7 +114,7 @@ __all__ = (
     "ShieldZoneResponse",
     "StickySessions",
     "TcpSocketProbe",
-    "TcpSocketProbeRequest",
+    "TcpSocketProbeRequestType0",
     "UploadScanningConfig",
     "UploadScanningResponse",
     "ValidationProblemDetails",

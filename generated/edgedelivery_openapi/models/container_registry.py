@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Mapping
-from typing import Any, Self, TypeVar
+from typing import Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -20,62 +20,110 @@ class ContainerRegistry:
     last symbols are. The meaning of the other identifiers is not shown.
 
         Attributes:
-            id (int | Unset):
-            account_id (str | Unset):
-            user_id (str | Unset):
-            namespace_id (str | Unset):
-            display_name (str | Unset):
-            host_name (str | Unset):
-            user_name (str | Unset):
-            first_password_symbols (str | Unset):
-            last_password_symbols (str | Unset):
-            created_at (datetime.datetime | Unset):
-            is_public (bool | Unset):
-            last_updated_at (datetime.datetime | Unset):
+            id (int | None | Unset):
+            account_id (None | str | Unset):
+            user_id (None | str | Unset):
+            namespace_id (None | str | Unset):
+            display_name (None | str | Unset):
+            host_name (None | str | Unset):
+            user_name (None | str | Unset):
+            first_password_symbols (None | str | Unset):
+            last_password_symbols (None | str | Unset):
+            created_at (datetime.datetime | None | Unset):
+            is_public (bool | None | Unset):
+            last_updated_at (datetime.datetime | None | Unset):
     """
 
-    id: int | Unset = UNSET
-    account_id: str | Unset = UNSET
-    user_id: str | Unset = UNSET
-    namespace_id: str | Unset = UNSET
-    display_name: str | Unset = UNSET
-    host_name: str | Unset = UNSET
-    user_name: str | Unset = UNSET
-    first_password_symbols: str | Unset = UNSET
-    last_password_symbols: str | Unset = UNSET
-    created_at: datetime.datetime | Unset = UNSET
-    is_public: bool | Unset = UNSET
-    last_updated_at: datetime.datetime | Unset = UNSET
+    id: int | None | Unset = UNSET
+    account_id: None | str | Unset = UNSET
+    user_id: None | str | Unset = UNSET
+    namespace_id: None | str | Unset = UNSET
+    display_name: None | str | Unset = UNSET
+    host_name: None | str | Unset = UNSET
+    user_name: None | str | Unset = UNSET
+    first_password_symbols: None | str | Unset = UNSET
+    last_password_symbols: None | str | Unset = UNSET
+    created_at: datetime.datetime | None | Unset = UNSET
+    is_public: bool | None | Unset = UNSET
+    last_updated_at: datetime.datetime | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        id = self.id
+        id: int | None | Unset
+        if isinstance(self.id, Unset):
+            id = UNSET
+        else:
+            id = self.id
 
-        account_id = self.account_id
+        account_id: None | str | Unset
+        if isinstance(self.account_id, Unset):
+            account_id = UNSET
+        else:
+            account_id = self.account_id
 
-        user_id = self.user_id
+        user_id: None | str | Unset
+        if isinstance(self.user_id, Unset):
+            user_id = UNSET
+        else:
+            user_id = self.user_id
 
-        namespace_id = self.namespace_id
+        namespace_id: None | str | Unset
+        if isinstance(self.namespace_id, Unset):
+            namespace_id = UNSET
+        else:
+            namespace_id = self.namespace_id
 
-        display_name = self.display_name
+        display_name: None | str | Unset
+        if isinstance(self.display_name, Unset):
+            display_name = UNSET
+        else:
+            display_name = self.display_name
 
-        host_name = self.host_name
+        host_name: None | str | Unset
+        if isinstance(self.host_name, Unset):
+            host_name = UNSET
+        else:
+            host_name = self.host_name
 
-        user_name = self.user_name
+        user_name: None | str | Unset
+        if isinstance(self.user_name, Unset):
+            user_name = UNSET
+        else:
+            user_name = self.user_name
 
-        first_password_symbols = self.first_password_symbols
+        first_password_symbols: None | str | Unset
+        if isinstance(self.first_password_symbols, Unset):
+            first_password_symbols = UNSET
+        else:
+            first_password_symbols = self.first_password_symbols
 
-        last_password_symbols = self.last_password_symbols
+        last_password_symbols: None | str | Unset
+        if isinstance(self.last_password_symbols, Unset):
+            last_password_symbols = UNSET
+        else:
+            last_password_symbols = self.last_password_symbols
 
-        created_at: str | Unset = UNSET
-        if not isinstance(self.created_at, Unset):
+        created_at: None | str | Unset
+        if isinstance(self.created_at, Unset):
+            created_at = UNSET
+        elif isinstance(self.created_at, datetime.datetime):
             created_at = self.created_at.isoformat()
+        else:
+            created_at = self.created_at
 
-        is_public = self.is_public
+        is_public: bool | None | Unset
+        if isinstance(self.is_public, Unset):
+            is_public = UNSET
+        else:
+            is_public = self.is_public
 
-        last_updated_at: str | Unset = UNSET
-        if not isinstance(self.last_updated_at, Unset):
+        last_updated_at: None | str | Unset
+        if isinstance(self.last_updated_at, Unset):
+            last_updated_at = UNSET
+        elif isinstance(self.last_updated_at, datetime.datetime):
             last_updated_at = self.last_updated_at.isoformat()
+        else:
+            last_updated_at = self.last_updated_at
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -110,39 +158,130 @@ class ContainerRegistry:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
-        id = d.pop("id", UNSET)
 
-        account_id = d.pop("accountId", UNSET)
+        def _parse_id(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
 
-        user_id = d.pop("userId", UNSET)
+        id = _parse_id(d.pop("id", UNSET))
 
-        namespace_id = d.pop("namespaceId", UNSET)
+        def _parse_account_id(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
 
-        display_name = d.pop("displayName", UNSET)
+        account_id = _parse_account_id(d.pop("accountId", UNSET))
 
-        host_name = d.pop("hostName", UNSET)
+        def _parse_user_id(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
 
-        user_name = d.pop("userName", UNSET)
+        user_id = _parse_user_id(d.pop("userId", UNSET))
 
-        first_password_symbols = d.pop("firstPasswordSymbols", UNSET)
+        def _parse_namespace_id(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
 
-        last_password_symbols = d.pop("lastPasswordSymbols", UNSET)
+        namespace_id = _parse_namespace_id(d.pop("namespaceId", UNSET))
 
-        _created_at = d.pop("createdAt", UNSET)
-        created_at: datetime.datetime | Unset
-        if isinstance(_created_at, Unset):
-            created_at = UNSET
-        else:
-            created_at = datetime.datetime.fromisoformat(_created_at)
+        def _parse_display_name(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
 
-        is_public = d.pop("isPublic", UNSET)
+        display_name = _parse_display_name(d.pop("displayName", UNSET))
 
-        _last_updated_at = d.pop("lastUpdatedAt", UNSET)
-        last_updated_at: datetime.datetime | Unset
-        if isinstance(_last_updated_at, Unset):
-            last_updated_at = UNSET
-        else:
-            last_updated_at = datetime.datetime.fromisoformat(_last_updated_at)
+        def _parse_host_name(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        host_name = _parse_host_name(d.pop("hostName", UNSET))
+
+        def _parse_user_name(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        user_name = _parse_user_name(d.pop("userName", UNSET))
+
+        def _parse_first_password_symbols(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        first_password_symbols = _parse_first_password_symbols(d.pop("firstPasswordSymbols", UNSET))
+
+        def _parse_last_password_symbols(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        last_password_symbols = _parse_last_password_symbols(d.pop("lastPasswordSymbols", UNSET))
+
+        def _parse_created_at(data: object) -> datetime.datetime | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                created_at_type_0 = datetime.datetime.fromisoformat(data.upper())
+
+                return created_at_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(datetime.datetime | None | Unset, data)
+
+        created_at = _parse_created_at(d.pop("createdAt", UNSET))
+
+        def _parse_is_public(data: object) -> bool | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(bool | None | Unset, data)
+
+        is_public = _parse_is_public(d.pop("isPublic", UNSET))
+
+        def _parse_last_updated_at(data: object) -> datetime.datetime | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                last_updated_at_type_0 = datetime.datetime.fromisoformat(data.upper())
+
+                return last_updated_at_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(datetime.datetime | None | Unset, data)
+
+        last_updated_at = _parse_last_updated_at(d.pop("lastUpdatedAt", UNSET))
 
         container_registry = cls(
             id=id,

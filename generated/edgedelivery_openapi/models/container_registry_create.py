@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -25,26 +25,37 @@ class ContainerRegistryCreate:
     registry `type` and optional `passwordCredentials`.
 
         Attributes:
-            display_name (str):
-            type_ (ContainerRegistryType | Unset): The kind of registry (live service documents, issue 11).
-            password_credentials (PasswordCredentials | Unset): Credentials of a registry. The password is never shown back.
+            display_name (None | str):
+            type_ (ContainerRegistryType | None | Unset):
+            password_credentials (None | PasswordCredentials | Unset):
     """
 
-    display_name: str
-    type_: ContainerRegistryType | Unset = UNSET
-    password_credentials: PasswordCredentials | Unset = UNSET
+    display_name: None | str
+    type_: ContainerRegistryType | None | Unset = UNSET
+    password_credentials: None | PasswordCredentials | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.password_credentials import PasswordCredentials
+
+        display_name: None | str
         display_name = self.display_name
 
-        type_: str | Unset = UNSET
-        if not isinstance(self.type_, Unset):
+        type_: None | str | Unset
+        if isinstance(self.type_, Unset):
+            type_ = UNSET
+        elif isinstance(self.type_, ContainerRegistryType):
             type_ = self.type_.value
+        else:
+            type_ = self.type_
 
-        password_credentials: dict[str, Any] | Unset = UNSET
-        if not isinstance(self.password_credentials, Unset):
+        password_credentials: dict[str, Any] | None | Unset
+        if isinstance(self.password_credentials, Unset):
+            password_credentials = UNSET
+        elif isinstance(self.password_credentials, PasswordCredentials):
             password_credentials = self.password_credentials.to_dict()
+        else:
+            password_credentials = self.password_credentials
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -65,21 +76,47 @@ class ContainerRegistryCreate:
         from ..models.password_credentials import PasswordCredentials
 
         d = dict(src_dict)
-        display_name = d.pop("displayName")
 
-        _type_ = d.pop("type", UNSET)
-        type_: ContainerRegistryType | Unset
-        if isinstance(_type_, Unset):
-            type_ = UNSET
-        else:
-            type_ = ContainerRegistryType(_type_)
+        def _parse_display_name(data: object) -> None | str:
+            if data is None:
+                return data
+            return cast(None | str, data)
 
-        _password_credentials = d.pop("passwordCredentials", UNSET)
-        password_credentials: PasswordCredentials | Unset
-        if isinstance(_password_credentials, Unset):
-            password_credentials = UNSET
-        else:
-            password_credentials = PasswordCredentials.from_dict(_password_credentials)
+        display_name = _parse_display_name(d.pop("displayName"))
+
+        def _parse_type_(data: object) -> ContainerRegistryType | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                type_type_1 = ContainerRegistryType(data)
+
+                return type_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(ContainerRegistryType | None | Unset, data)
+
+        type_ = _parse_type_(d.pop("type", UNSET))
+
+        def _parse_password_credentials(data: object) -> None | PasswordCredentials | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                password_credentials_type_1 = PasswordCredentials.from_dict(data)
+
+                return password_credentials_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | PasswordCredentials | Unset, data)
+
+        password_credentials = _parse_password_credentials(d.pop("passwordCredentials", UNSET))
 
         container_registry_create = cls(
             display_name=display_name,

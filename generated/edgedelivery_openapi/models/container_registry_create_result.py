@@ -24,15 +24,12 @@ class ContainerRegistryCreateResult:
         Attributes:
             id (int | None | Unset):
             error (None | str | Unset):
-            status (ContainerRegistrySaveStatus | Unset): The outcome of adding a registry (live service documents, issue
-                11; the
-                misspelling `unknownErrorOccured` is the service's). Only `saved` is a success;
-                any other value, including one not listed here, is a failure.
+            status (ContainerRegistrySaveStatus | None | Unset):
     """
 
     id: int | None | Unset = UNSET
     error: None | str | Unset = UNSET
-    status: ContainerRegistrySaveStatus | Unset = UNSET
+    status: ContainerRegistrySaveStatus | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -48,9 +45,13 @@ class ContainerRegistryCreateResult:
         else:
             error = self.error
 
-        status: str | Unset = UNSET
-        if not isinstance(self.status, Unset):
+        status: None | str | Unset
+        if isinstance(self.status, Unset):
+            status = UNSET
+        elif isinstance(self.status, ContainerRegistrySaveStatus):
             status = self.status.value
+        else:
+            status = self.status
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -86,12 +87,22 @@ class ContainerRegistryCreateResult:
 
         error = _parse_error(d.pop("error", UNSET))
 
-        _status = d.pop("status", UNSET)
-        status: ContainerRegistrySaveStatus | Unset
-        if isinstance(_status, Unset):
-            status = UNSET
-        else:
-            status = ContainerRegistrySaveStatus(_status)
+        def _parse_status(data: object) -> ContainerRegistrySaveStatus | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                status_type_1 = ContainerRegistrySaveStatus(data)
+
+                return status_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(ContainerRegistrySaveStatus | None | Unset, data)
+
+        status = _parse_status(d.pop("status", UNSET))
 
         container_registry_create_result = cls(
             id=id,

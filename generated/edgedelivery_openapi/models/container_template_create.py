@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -27,77 +27,145 @@ class ContainerTemplateCreate:
     `imageRegistryId` must be a non-empty string. Other required fields are not shown.
 
         Attributes:
-            name (str):
-            image (str | Unset):
-            image_name (str | Unset):
-            image_namespace (str | Unset):
-            image_tag (str | Unset):
-            image_registry_id (str | Unset):
-            image_digest (str | Unset):
-            entry_point (EntryPoint | Unset):
-            probes (Probes | Unset): Startup, readiness and liveness probes; each is optional.
-            environment_variables (list[EnvironmentVariable] | Unset):
-            endpoints (list[EndpointCreate] | Unset):
-            volume_mounts (list[VolumeMount] | Unset):
+            name (None | str):
+            image (None | str | Unset): Null is accepted by the live service (issue 11).
+            image_name (None | str | Unset):
+            image_namespace (None | str | Unset):
+            image_tag (None | str | Unset):
+            image_registry_id (None | str | Unset):
+            image_digest (None | str | Unset): Null is accepted by the live service (issue 11).
+            entry_point (EntryPoint | None | Unset):
+            probes (None | Probes | Unset):
+            environment_variables (list[EnvironmentVariable | None] | None | Unset):
+            endpoints (list[EndpointCreate | None] | None | Unset):
+            volume_mounts (list[None | VolumeMount] | None | Unset):
     """
 
-    name: str
-    image: str | Unset = UNSET
-    image_name: str | Unset = UNSET
-    image_namespace: str | Unset = UNSET
-    image_tag: str | Unset = UNSET
-    image_registry_id: str | Unset = UNSET
-    image_digest: str | Unset = UNSET
-    entry_point: EntryPoint | Unset = UNSET
-    probes: Probes | Unset = UNSET
-    environment_variables: list[EnvironmentVariable] | Unset = UNSET
-    endpoints: list[EndpointCreate] | Unset = UNSET
-    volume_mounts: list[VolumeMount] | Unset = UNSET
+    name: None | str
+    image: None | str | Unset = UNSET
+    image_name: None | str | Unset = UNSET
+    image_namespace: None | str | Unset = UNSET
+    image_tag: None | str | Unset = UNSET
+    image_registry_id: None | str | Unset = UNSET
+    image_digest: None | str | Unset = UNSET
+    entry_point: EntryPoint | None | Unset = UNSET
+    probes: None | Probes | Unset = UNSET
+    environment_variables: list[EnvironmentVariable | None] | None | Unset = UNSET
+    endpoints: list[EndpointCreate | None] | None | Unset = UNSET
+    volume_mounts: list[None | VolumeMount] | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.endpoint_create import EndpointCreate
+        from ..models.entry_point import EntryPoint
+        from ..models.environment_variable import EnvironmentVariable
+        from ..models.probes import Probes
+        from ..models.volume_mount import VolumeMount
+
+        name: None | str
         name = self.name
 
-        image = self.image
+        image: None | str | Unset
+        if isinstance(self.image, Unset):
+            image = UNSET
+        else:
+            image = self.image
 
-        image_name = self.image_name
+        image_name: None | str | Unset
+        if isinstance(self.image_name, Unset):
+            image_name = UNSET
+        else:
+            image_name = self.image_name
 
-        image_namespace = self.image_namespace
+        image_namespace: None | str | Unset
+        if isinstance(self.image_namespace, Unset):
+            image_namespace = UNSET
+        else:
+            image_namespace = self.image_namespace
 
-        image_tag = self.image_tag
+        image_tag: None | str | Unset
+        if isinstance(self.image_tag, Unset):
+            image_tag = UNSET
+        else:
+            image_tag = self.image_tag
 
-        image_registry_id = self.image_registry_id
+        image_registry_id: None | str | Unset
+        if isinstance(self.image_registry_id, Unset):
+            image_registry_id = UNSET
+        else:
+            image_registry_id = self.image_registry_id
 
-        image_digest = self.image_digest
+        image_digest: None | str | Unset
+        if isinstance(self.image_digest, Unset):
+            image_digest = UNSET
+        else:
+            image_digest = self.image_digest
 
-        entry_point: dict[str, Any] | Unset = UNSET
-        if not isinstance(self.entry_point, Unset):
+        entry_point: dict[str, Any] | None | Unset
+        if isinstance(self.entry_point, Unset):
+            entry_point = UNSET
+        elif isinstance(self.entry_point, EntryPoint):
             entry_point = self.entry_point.to_dict()
+        else:
+            entry_point = self.entry_point
 
-        probes: dict[str, Any] | Unset = UNSET
-        if not isinstance(self.probes, Unset):
+        probes: dict[str, Any] | None | Unset
+        if isinstance(self.probes, Unset):
+            probes = UNSET
+        elif isinstance(self.probes, Probes):
             probes = self.probes.to_dict()
+        else:
+            probes = self.probes
 
-        environment_variables: list[dict[str, Any]] | Unset = UNSET
-        if not isinstance(self.environment_variables, Unset):
+        environment_variables: list[dict[str, Any] | None] | None | Unset
+        if isinstance(self.environment_variables, Unset):
+            environment_variables = UNSET
+        elif isinstance(self.environment_variables, list):
             environment_variables = []
-            for environment_variables_item_data in self.environment_variables:
-                environment_variables_item = environment_variables_item_data.to_dict()
-                environment_variables.append(environment_variables_item)
+            for environment_variables_type_0_item_data in self.environment_variables:
+                environment_variables_type_0_item: dict[str, Any] | None
+                if isinstance(environment_variables_type_0_item_data, EnvironmentVariable):
+                    environment_variables_type_0_item = (
+                        environment_variables_type_0_item_data.to_dict()
+                    )
+                else:
+                    environment_variables_type_0_item = environment_variables_type_0_item_data
+                environment_variables.append(environment_variables_type_0_item)
 
-        endpoints: list[dict[str, Any]] | Unset = UNSET
-        if not isinstance(self.endpoints, Unset):
+        else:
+            environment_variables = self.environment_variables
+
+        endpoints: list[dict[str, Any] | None] | None | Unset
+        if isinstance(self.endpoints, Unset):
+            endpoints = UNSET
+        elif isinstance(self.endpoints, list):
             endpoints = []
-            for endpoints_item_data in self.endpoints:
-                endpoints_item = endpoints_item_data.to_dict()
-                endpoints.append(endpoints_item)
+            for endpoints_type_0_item_data in self.endpoints:
+                endpoints_type_0_item: dict[str, Any] | None
+                if isinstance(endpoints_type_0_item_data, EndpointCreate):
+                    endpoints_type_0_item = endpoints_type_0_item_data.to_dict()
+                else:
+                    endpoints_type_0_item = endpoints_type_0_item_data
+                endpoints.append(endpoints_type_0_item)
 
-        volume_mounts: list[dict[str, Any]] | Unset = UNSET
-        if not isinstance(self.volume_mounts, Unset):
+        else:
+            endpoints = self.endpoints
+
+        volume_mounts: list[dict[str, Any] | None] | None | Unset
+        if isinstance(self.volume_mounts, Unset):
+            volume_mounts = UNSET
+        elif isinstance(self.volume_mounts, list):
             volume_mounts = []
-            for volume_mounts_item_data in self.volume_mounts:
-                volume_mounts_item = volume_mounts_item_data.to_dict()
-                volume_mounts.append(volume_mounts_item)
+            for volume_mounts_type_0_item_data in self.volume_mounts:
+                volume_mounts_type_0_item: dict[str, Any] | None
+                if isinstance(volume_mounts_type_0_item_data, VolumeMount):
+                    volume_mounts_type_0_item = volume_mounts_type_0_item_data.to_dict()
+                else:
+                    volume_mounts_type_0_item = volume_mounts_type_0_item_data
+                volume_mounts.append(volume_mounts_type_0_item)
+
+        else:
+            volume_mounts = self.volume_mounts
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -140,62 +208,219 @@ class ContainerTemplateCreate:
         from ..models.volume_mount import VolumeMount
 
         d = dict(src_dict)
-        name = d.pop("name")
 
-        image = d.pop("image", UNSET)
+        def _parse_name(data: object) -> None | str:
+            if data is None:
+                return data
+            return cast(None | str, data)
 
-        image_name = d.pop("imageName", UNSET)
+        name = _parse_name(d.pop("name"))
 
-        image_namespace = d.pop("imageNamespace", UNSET)
+        def _parse_image(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
 
-        image_tag = d.pop("imageTag", UNSET)
+        image = _parse_image(d.pop("image", UNSET))
 
-        image_registry_id = d.pop("imageRegistryId", UNSET)
+        def _parse_image_name(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
 
-        image_digest = d.pop("imageDigest", UNSET)
+        image_name = _parse_image_name(d.pop("imageName", UNSET))
 
-        _entry_point = d.pop("entryPoint", UNSET)
-        entry_point: EntryPoint | Unset
-        if isinstance(_entry_point, Unset):
-            entry_point = UNSET
-        else:
-            entry_point = EntryPoint.from_dict(_entry_point)
+        def _parse_image_namespace(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
 
-        _probes = d.pop("probes", UNSET)
-        probes: Probes | Unset
-        if isinstance(_probes, Unset):
-            probes = UNSET
-        else:
-            probes = Probes.from_dict(_probes)
+        image_namespace = _parse_image_namespace(d.pop("imageNamespace", UNSET))
 
-        _environment_variables = d.pop("environmentVariables", UNSET)
-        environment_variables: list[EnvironmentVariable] | Unset = UNSET
-        if _environment_variables is not UNSET:
-            environment_variables = []
-            for environment_variables_item_data in _environment_variables:
-                environment_variables_item = EnvironmentVariable.from_dict(
-                    environment_variables_item_data
-                )
+        def _parse_image_tag(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
 
-                environment_variables.append(environment_variables_item)
+        image_tag = _parse_image_tag(d.pop("imageTag", UNSET))
 
-        _endpoints = d.pop("endpoints", UNSET)
-        endpoints: list[EndpointCreate] | Unset = UNSET
-        if _endpoints is not UNSET:
-            endpoints = []
-            for endpoints_item_data in _endpoints:
-                endpoints_item = EndpointCreate.from_dict(endpoints_item_data)
+        def _parse_image_registry_id(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
 
-                endpoints.append(endpoints_item)
+        image_registry_id = _parse_image_registry_id(d.pop("imageRegistryId", UNSET))
 
-        _volume_mounts = d.pop("volumeMounts", UNSET)
-        volume_mounts: list[VolumeMount] | Unset = UNSET
-        if _volume_mounts is not UNSET:
-            volume_mounts = []
-            for volume_mounts_item_data in _volume_mounts:
-                volume_mounts_item = VolumeMount.from_dict(volume_mounts_item_data)
+        def _parse_image_digest(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
 
-                volume_mounts.append(volume_mounts_item)
+        image_digest = _parse_image_digest(d.pop("imageDigest", UNSET))
+
+        def _parse_entry_point(data: object) -> EntryPoint | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                entry_point_type_1 = EntryPoint.from_dict(data)
+
+                return entry_point_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(EntryPoint | None | Unset, data)
+
+        entry_point = _parse_entry_point(d.pop("entryPoint", UNSET))
+
+        def _parse_probes(data: object) -> None | Probes | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                probes_type_1 = Probes.from_dict(data)
+
+                return probes_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | Probes | Unset, data)
+
+        probes = _parse_probes(d.pop("probes", UNSET))
+
+        def _parse_environment_variables(
+            data: object,
+        ) -> list[EnvironmentVariable | None] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                environment_variables_type_0 = []
+                _environment_variables_type_0 = data
+                for environment_variables_type_0_item_data in _environment_variables_type_0:
+
+                    def _parse_environment_variables_type_0_item(
+                        data: object,
+                    ) -> EnvironmentVariable | None:
+                        if data is None:
+                            return data
+                        try:
+                            if not isinstance(data, dict):
+                                raise TypeError()
+                            environment_variables_type_0_item_type_1 = (
+                                EnvironmentVariable.from_dict(data)
+                            )
+
+                            return environment_variables_type_0_item_type_1
+                        except (TypeError, ValueError, AttributeError, KeyError):
+                            pass
+                        return cast(EnvironmentVariable | None, data)
+
+                    environment_variables_type_0_item = _parse_environment_variables_type_0_item(
+                        environment_variables_type_0_item_data
+                    )
+
+                    environment_variables_type_0.append(environment_variables_type_0_item)
+
+                return environment_variables_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[EnvironmentVariable | None] | None | Unset, data)
+
+        environment_variables = _parse_environment_variables(d.pop("environmentVariables", UNSET))
+
+        def _parse_endpoints(data: object) -> list[EndpointCreate | None] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                endpoints_type_0 = []
+                _endpoints_type_0 = data
+                for endpoints_type_0_item_data in _endpoints_type_0:
+
+                    def _parse_endpoints_type_0_item(data: object) -> EndpointCreate | None:
+                        if data is None:
+                            return data
+                        try:
+                            if not isinstance(data, dict):
+                                raise TypeError()
+                            endpoints_type_0_item_type_1 = EndpointCreate.from_dict(data)
+
+                            return endpoints_type_0_item_type_1
+                        except (TypeError, ValueError, AttributeError, KeyError):
+                            pass
+                        return cast(EndpointCreate | None, data)
+
+                    endpoints_type_0_item = _parse_endpoints_type_0_item(endpoints_type_0_item_data)
+
+                    endpoints_type_0.append(endpoints_type_0_item)
+
+                return endpoints_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[EndpointCreate | None] | None | Unset, data)
+
+        endpoints = _parse_endpoints(d.pop("endpoints", UNSET))
+
+        def _parse_volume_mounts(data: object) -> list[None | VolumeMount] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                volume_mounts_type_0 = []
+                _volume_mounts_type_0 = data
+                for volume_mounts_type_0_item_data in _volume_mounts_type_0:
+
+                    def _parse_volume_mounts_type_0_item(data: object) -> None | VolumeMount:
+                        if data is None:
+                            return data
+                        try:
+                            if not isinstance(data, dict):
+                                raise TypeError()
+                            volume_mounts_type_0_item_type_1 = VolumeMount.from_dict(data)
+
+                            return volume_mounts_type_0_item_type_1
+                        except (TypeError, ValueError, AttributeError, KeyError):
+                            pass
+                        return cast(None | VolumeMount, data)
+
+                    volume_mounts_type_0_item = _parse_volume_mounts_type_0_item(
+                        volume_mounts_type_0_item_data
+                    )
+
+                    volume_mounts_type_0.append(volume_mounts_type_0_item)
+
+                return volume_mounts_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[None | VolumeMount] | None | Unset, data)
+
+        volume_mounts = _parse_volume_mounts(d.pop("volumeMounts", UNSET))
 
         container_template_create = cls(
             name=name,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -20,90 +20,177 @@ T = TypeVar("T", bound="DnsRecord")
 @_attrs_define
 class DnsRecord:
     """A DNS record (2.4). Required fields, the record type field and its allowed
-    values are not shown in the reference.
+    values are not shown in the reference. The live service accepts null for
+    every member (issue 11).
 
         Attributes:
-            ttl (int | Unset):
-            value (str | Unset):
-            name (str | Unset):
-            weight (int | Unset):
-            priority (int | Unset):
-            flags (int | Unset):
-            tag (str | Unset):
-            port (int | Unset):
-            pull_zone_id (int | Unset):
-            script_id (int | Unset):
-            accelerated (bool | Unset):
-            geolocation_latitude (float | Unset):
-            geolocation_longitude (float | Unset):
-            latency_zone (str | Unset):
-            disabled (bool | Unset):
-            enviromental_variables (list[DnsRecordEnvironmentalVariable] | Unset): Spelled exactly so in the API.
-            comment (str | Unset):
-            auto_ssl_issuance (bool | Unset):
+            ttl (int | None | Unset):
+            value (None | str | Unset):
+            name (None | str | Unset):
+            weight (int | None | Unset):
+            priority (int | None | Unset):
+            flags (int | None | Unset):
+            tag (None | str | Unset):
+            port (int | None | Unset):
+            pull_zone_id (int | None | Unset):
+            script_id (int | None | Unset):
+            accelerated (bool | None | Unset):
+            geolocation_latitude (float | None | Unset):
+            geolocation_longitude (float | None | Unset):
+            latency_zone (None | str | Unset):
+            disabled (bool | None | Unset):
+            enviromental_variables (list[DnsRecordEnvironmentalVariable | None] | None | Unset): Spelled exactly so in the
+                API.
+            comment (None | str | Unset):
+            auto_ssl_issuance (bool | None | Unset):
     """
 
-    ttl: int | Unset = UNSET
-    value: str | Unset = UNSET
-    name: str | Unset = UNSET
-    weight: int | Unset = UNSET
-    priority: int | Unset = UNSET
-    flags: int | Unset = UNSET
-    tag: str | Unset = UNSET
-    port: int | Unset = UNSET
-    pull_zone_id: int | Unset = UNSET
-    script_id: int | Unset = UNSET
-    accelerated: bool | Unset = UNSET
-    geolocation_latitude: float | Unset = UNSET
-    geolocation_longitude: float | Unset = UNSET
-    latency_zone: str | Unset = UNSET
-    disabled: bool | Unset = UNSET
-    enviromental_variables: list[DnsRecordEnvironmentalVariable] | Unset = UNSET
-    comment: str | Unset = UNSET
-    auto_ssl_issuance: bool | Unset = UNSET
+    ttl: int | None | Unset = UNSET
+    value: None | str | Unset = UNSET
+    name: None | str | Unset = UNSET
+    weight: int | None | Unset = UNSET
+    priority: int | None | Unset = UNSET
+    flags: int | None | Unset = UNSET
+    tag: None | str | Unset = UNSET
+    port: int | None | Unset = UNSET
+    pull_zone_id: int | None | Unset = UNSET
+    script_id: int | None | Unset = UNSET
+    accelerated: bool | None | Unset = UNSET
+    geolocation_latitude: float | None | Unset = UNSET
+    geolocation_longitude: float | None | Unset = UNSET
+    latency_zone: None | str | Unset = UNSET
+    disabled: bool | None | Unset = UNSET
+    enviromental_variables: list[DnsRecordEnvironmentalVariable | None] | None | Unset = UNSET
+    comment: None | str | Unset = UNSET
+    auto_ssl_issuance: bool | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        ttl = self.ttl
+        from ..models.dns_record_environmental_variable import (
+            DnsRecordEnvironmentalVariable,
+        )
 
-        value = self.value
+        ttl: int | None | Unset
+        if isinstance(self.ttl, Unset):
+            ttl = UNSET
+        else:
+            ttl = self.ttl
 
-        name = self.name
+        value: None | str | Unset
+        if isinstance(self.value, Unset):
+            value = UNSET
+        else:
+            value = self.value
 
-        weight = self.weight
+        name: None | str | Unset
+        if isinstance(self.name, Unset):
+            name = UNSET
+        else:
+            name = self.name
 
-        priority = self.priority
+        weight: int | None | Unset
+        if isinstance(self.weight, Unset):
+            weight = UNSET
+        else:
+            weight = self.weight
 
-        flags = self.flags
+        priority: int | None | Unset
+        if isinstance(self.priority, Unset):
+            priority = UNSET
+        else:
+            priority = self.priority
 
-        tag = self.tag
+        flags: int | None | Unset
+        if isinstance(self.flags, Unset):
+            flags = UNSET
+        else:
+            flags = self.flags
 
-        port = self.port
+        tag: None | str | Unset
+        if isinstance(self.tag, Unset):
+            tag = UNSET
+        else:
+            tag = self.tag
 
-        pull_zone_id = self.pull_zone_id
+        port: int | None | Unset
+        if isinstance(self.port, Unset):
+            port = UNSET
+        else:
+            port = self.port
 
-        script_id = self.script_id
+        pull_zone_id: int | None | Unset
+        if isinstance(self.pull_zone_id, Unset):
+            pull_zone_id = UNSET
+        else:
+            pull_zone_id = self.pull_zone_id
 
-        accelerated = self.accelerated
+        script_id: int | None | Unset
+        if isinstance(self.script_id, Unset):
+            script_id = UNSET
+        else:
+            script_id = self.script_id
 
-        geolocation_latitude = self.geolocation_latitude
+        accelerated: bool | None | Unset
+        if isinstance(self.accelerated, Unset):
+            accelerated = UNSET
+        else:
+            accelerated = self.accelerated
 
-        geolocation_longitude = self.geolocation_longitude
+        geolocation_latitude: float | None | Unset
+        if isinstance(self.geolocation_latitude, Unset):
+            geolocation_latitude = UNSET
+        else:
+            geolocation_latitude = self.geolocation_latitude
 
-        latency_zone = self.latency_zone
+        geolocation_longitude: float | None | Unset
+        if isinstance(self.geolocation_longitude, Unset):
+            geolocation_longitude = UNSET
+        else:
+            geolocation_longitude = self.geolocation_longitude
 
-        disabled = self.disabled
+        latency_zone: None | str | Unset
+        if isinstance(self.latency_zone, Unset):
+            latency_zone = UNSET
+        else:
+            latency_zone = self.latency_zone
 
-        enviromental_variables: list[dict[str, Any]] | Unset = UNSET
-        if not isinstance(self.enviromental_variables, Unset):
+        disabled: bool | None | Unset
+        if isinstance(self.disabled, Unset):
+            disabled = UNSET
+        else:
+            disabled = self.disabled
+
+        enviromental_variables: list[dict[str, Any] | None] | None | Unset
+        if isinstance(self.enviromental_variables, Unset):
+            enviromental_variables = UNSET
+        elif isinstance(self.enviromental_variables, list):
             enviromental_variables = []
-            for enviromental_variables_item_data in self.enviromental_variables:
-                enviromental_variables_item = enviromental_variables_item_data.to_dict()
-                enviromental_variables.append(enviromental_variables_item)
+            for enviromental_variables_type_0_item_data in self.enviromental_variables:
+                enviromental_variables_type_0_item: dict[str, Any] | None
+                if isinstance(
+                    enviromental_variables_type_0_item_data, DnsRecordEnvironmentalVariable
+                ):
+                    enviromental_variables_type_0_item = (
+                        enviromental_variables_type_0_item_data.to_dict()
+                    )
+                else:
+                    enviromental_variables_type_0_item = enviromental_variables_type_0_item_data
+                enviromental_variables.append(enviromental_variables_type_0_item)
 
-        comment = self.comment
+        else:
+            enviromental_variables = self.enviromental_variables
 
-        auto_ssl_issuance = self.auto_ssl_issuance
+        comment: None | str | Unset
+        if isinstance(self.comment, Unset):
+            comment = UNSET
+        else:
+            comment = self.comment
+
+        auto_ssl_issuance: bool | None | Unset
+        if isinstance(self.auto_ssl_issuance, Unset):
+            auto_ssl_issuance = UNSET
+        else:
+            auto_ssl_issuance = self.auto_ssl_issuance
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -154,50 +241,205 @@ class DnsRecord:
         )
 
         d = dict(src_dict)
-        ttl = d.pop("Ttl", UNSET)
 
-        value = d.pop("Value", UNSET)
+        def _parse_ttl(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
 
-        name = d.pop("Name", UNSET)
+        ttl = _parse_ttl(d.pop("Ttl", UNSET))
 
-        weight = d.pop("Weight", UNSET)
+        def _parse_value(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
 
-        priority = d.pop("Priority", UNSET)
+        value = _parse_value(d.pop("Value", UNSET))
 
-        flags = d.pop("Flags", UNSET)
+        def _parse_name(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
 
-        tag = d.pop("Tag", UNSET)
+        name = _parse_name(d.pop("Name", UNSET))
 
-        port = d.pop("Port", UNSET)
+        def _parse_weight(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
 
-        pull_zone_id = d.pop("PullZoneId", UNSET)
+        weight = _parse_weight(d.pop("Weight", UNSET))
 
-        script_id = d.pop("ScriptId", UNSET)
+        def _parse_priority(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
 
-        accelerated = d.pop("Accelerated", UNSET)
+        priority = _parse_priority(d.pop("Priority", UNSET))
 
-        geolocation_latitude = d.pop("GeolocationLatitude", UNSET)
+        def _parse_flags(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
 
-        geolocation_longitude = d.pop("GeolocationLongitude", UNSET)
+        flags = _parse_flags(d.pop("Flags", UNSET))
 
-        latency_zone = d.pop("LatencyZone", UNSET)
+        def _parse_tag(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
 
-        disabled = d.pop("Disabled", UNSET)
+        tag = _parse_tag(d.pop("Tag", UNSET))
 
-        _enviromental_variables = d.pop("EnviromentalVariables", UNSET)
-        enviromental_variables: list[DnsRecordEnvironmentalVariable] | Unset = UNSET
-        if _enviromental_variables is not UNSET:
-            enviromental_variables = []
-            for enviromental_variables_item_data in _enviromental_variables:
-                enviromental_variables_item = DnsRecordEnvironmentalVariable.from_dict(
-                    enviromental_variables_item_data
-                )
+        def _parse_port(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
 
-                enviromental_variables.append(enviromental_variables_item)
+        port = _parse_port(d.pop("Port", UNSET))
 
-        comment = d.pop("Comment", UNSET)
+        def _parse_pull_zone_id(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
 
-        auto_ssl_issuance = d.pop("AutoSslIssuance", UNSET)
+        pull_zone_id = _parse_pull_zone_id(d.pop("PullZoneId", UNSET))
+
+        def _parse_script_id(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        script_id = _parse_script_id(d.pop("ScriptId", UNSET))
+
+        def _parse_accelerated(data: object) -> bool | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(bool | None | Unset, data)
+
+        accelerated = _parse_accelerated(d.pop("Accelerated", UNSET))
+
+        def _parse_geolocation_latitude(data: object) -> float | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(float | None | Unset, data)
+
+        geolocation_latitude = _parse_geolocation_latitude(d.pop("GeolocationLatitude", UNSET))
+
+        def _parse_geolocation_longitude(data: object) -> float | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(float | None | Unset, data)
+
+        geolocation_longitude = _parse_geolocation_longitude(d.pop("GeolocationLongitude", UNSET))
+
+        def _parse_latency_zone(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        latency_zone = _parse_latency_zone(d.pop("LatencyZone", UNSET))
+
+        def _parse_disabled(data: object) -> bool | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(bool | None | Unset, data)
+
+        disabled = _parse_disabled(d.pop("Disabled", UNSET))
+
+        def _parse_enviromental_variables(
+            data: object,
+        ) -> list[DnsRecordEnvironmentalVariable | None] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                enviromental_variables_type_0 = []
+                _enviromental_variables_type_0 = data
+                for enviromental_variables_type_0_item_data in _enviromental_variables_type_0:
+
+                    def _parse_enviromental_variables_type_0_item(
+                        data: object,
+                    ) -> DnsRecordEnvironmentalVariable | None:
+                        if data is None:
+                            return data
+                        try:
+                            if not isinstance(data, dict):
+                                raise TypeError()
+                            enviromental_variables_type_0_item_type_1 = (
+                                DnsRecordEnvironmentalVariable.from_dict(data)
+                            )
+
+                            return enviromental_variables_type_0_item_type_1
+                        except (TypeError, ValueError, AttributeError, KeyError):
+                            pass
+                        return cast(DnsRecordEnvironmentalVariable | None, data)
+
+                    enviromental_variables_type_0_item = _parse_enviromental_variables_type_0_item(
+                        enviromental_variables_type_0_item_data
+                    )
+
+                    enviromental_variables_type_0.append(enviromental_variables_type_0_item)
+
+                return enviromental_variables_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[DnsRecordEnvironmentalVariable | None] | None | Unset, data)
+
+        enviromental_variables = _parse_enviromental_variables(
+            d.pop("EnviromentalVariables", UNSET)
+        )
+
+        def _parse_comment(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        comment = _parse_comment(d.pop("Comment", UNSET))
+
+        def _parse_auto_ssl_issuance(data: object) -> bool | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(bool | None | Unset, data)
+
+        auto_ssl_issuance = _parse_auto_ssl_issuance(d.pop("AutoSslIssuance", UNSET))
 
         dns_record = cls(
             ttl=ttl,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -19,32 +19,48 @@ T = TypeVar("T", bound="DnsZoneCreate")
 
 @_attrs_define
 class DnsZoneCreate:
-    """A DNS zone to create (2.4). Required fields are not shown in the reference.
+    """A DNS zone to create (2.4). Required fields are not shown in the reference; the
+    live service's own documents (issue 11) require only `Domain` and accept null
+    for `Records` and for every member of a record.
 
-    Attributes:
-        domain (str | Unset): The zone's domain name.
-        records (list[DnsRecord] | Unset): The initial records of the zone.
+        Attributes:
+            domain (None | str): The zone's domain name.
+            records (list[DnsRecord | None] | None | Unset): The initial records of the zone.
     """
 
-    domain: str | Unset = UNSET
-    records: list[DnsRecord] | Unset = UNSET
+    domain: None | str
+    records: list[DnsRecord | None] | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.dns_record import DnsRecord
+
+        domain: None | str
         domain = self.domain
 
-        records: list[dict[str, Any]] | Unset = UNSET
-        if not isinstance(self.records, Unset):
+        records: list[dict[str, Any] | None] | None | Unset
+        if isinstance(self.records, Unset):
+            records = UNSET
+        elif isinstance(self.records, list):
             records = []
-            for records_item_data in self.records:
-                records_item = records_item_data.to_dict()
-                records.append(records_item)
+            for records_type_0_item_data in self.records:
+                records_type_0_item: dict[str, Any] | None
+                if isinstance(records_type_0_item_data, DnsRecord):
+                    records_type_0_item = records_type_0_item_data.to_dict()
+                else:
+                    records_type_0_item = records_type_0_item_data
+                records.append(records_type_0_item)
+
+        else:
+            records = self.records
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
-        field_dict.update({})
-        if domain is not UNSET:
-            field_dict["Domain"] = domain
+        field_dict.update(
+            {
+                "Domain": domain,
+            }
+        )
         if records is not UNSET:
             field_dict["Records"] = records
 
@@ -55,16 +71,49 @@ class DnsZoneCreate:
         from ..models.dns_record import DnsRecord
 
         d = dict(src_dict)
-        domain = d.pop("Domain", UNSET)
 
-        _records = d.pop("Records", UNSET)
-        records: list[DnsRecord] | Unset = UNSET
-        if _records is not UNSET:
-            records = []
-            for records_item_data in _records:
-                records_item = DnsRecord.from_dict(records_item_data)
+        def _parse_domain(data: object) -> None | str:
+            if data is None:
+                return data
+            return cast(None | str, data)
 
-                records.append(records_item)
+        domain = _parse_domain(d.pop("Domain"))
+
+        def _parse_records(data: object) -> list[DnsRecord | None] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                records_type_0 = []
+                _records_type_0 = data
+                for records_type_0_item_data in _records_type_0:
+
+                    def _parse_records_type_0_item(data: object) -> DnsRecord | None:
+                        if data is None:
+                            return data
+                        try:
+                            if not isinstance(data, dict):
+                                raise TypeError()
+                            records_type_0_item_type_1 = DnsRecord.from_dict(data)
+
+                            return records_type_0_item_type_1
+                        except (TypeError, ValueError, AttributeError, KeyError):
+                            pass
+                        return cast(DnsRecord | None, data)
+
+                    records_type_0_item = _parse_records_type_0_item(records_type_0_item_data)
+
+                    records_type_0.append(records_type_0_item)
+
+                return records_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[DnsRecord | None] | None | Unset, data)
+
+        records = _parse_records(d.pop("Records", UNSET))
 
         dns_zone_create = cls(
             domain=domain,

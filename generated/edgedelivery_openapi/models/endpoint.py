@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -24,63 +24,120 @@ class Endpoint:
     """An endpoint of a stored template (response shape).
 
     Attributes:
-        id (str | Unset):
-        display_name (str | Unset):
-        public_host (str | Unset):
-        is_ssl_enabled (bool | Unset):
-        pull_zone_id (str | Unset):
-        port_mappings (list[PortMapping] | Unset):
-        sticky_sessions (StickySessions | Unset):
-        internal_ip_addresses (list[IpAddress] | Unset):
-        public_ip_addresses (list[IpAddress] | Unset):
+        id (None | str | Unset):
+        display_name (None | str | Unset):
+        public_host (None | str | Unset):
+        is_ssl_enabled (bool | None | Unset):
+        pull_zone_id (None | str | Unset):
+        port_mappings (list[None | PortMapping] | None | Unset):
+        sticky_sessions (None | StickySessions | Unset):
+        internal_ip_addresses (list[IpAddress | None] | None | Unset):
+        public_ip_addresses (list[IpAddress | None] | None | Unset):
     """
 
-    id: str | Unset = UNSET
-    display_name: str | Unset = UNSET
-    public_host: str | Unset = UNSET
-    is_ssl_enabled: bool | Unset = UNSET
-    pull_zone_id: str | Unset = UNSET
-    port_mappings: list[PortMapping] | Unset = UNSET
-    sticky_sessions: StickySessions | Unset = UNSET
-    internal_ip_addresses: list[IpAddress] | Unset = UNSET
-    public_ip_addresses: list[IpAddress] | Unset = UNSET
+    id: None | str | Unset = UNSET
+    display_name: None | str | Unset = UNSET
+    public_host: None | str | Unset = UNSET
+    is_ssl_enabled: bool | None | Unset = UNSET
+    pull_zone_id: None | str | Unset = UNSET
+    port_mappings: list[None | PortMapping] | None | Unset = UNSET
+    sticky_sessions: None | StickySessions | Unset = UNSET
+    internal_ip_addresses: list[IpAddress | None] | None | Unset = UNSET
+    public_ip_addresses: list[IpAddress | None] | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        id = self.id
+        from ..models.ip_address import IpAddress
+        from ..models.port_mapping import PortMapping
+        from ..models.sticky_sessions import StickySessions
 
-        display_name = self.display_name
+        id: None | str | Unset
+        if isinstance(self.id, Unset):
+            id = UNSET
+        else:
+            id = self.id
 
-        public_host = self.public_host
+        display_name: None | str | Unset
+        if isinstance(self.display_name, Unset):
+            display_name = UNSET
+        else:
+            display_name = self.display_name
 
-        is_ssl_enabled = self.is_ssl_enabled
+        public_host: None | str | Unset
+        if isinstance(self.public_host, Unset):
+            public_host = UNSET
+        else:
+            public_host = self.public_host
 
-        pull_zone_id = self.pull_zone_id
+        is_ssl_enabled: bool | None | Unset
+        if isinstance(self.is_ssl_enabled, Unset):
+            is_ssl_enabled = UNSET
+        else:
+            is_ssl_enabled = self.is_ssl_enabled
 
-        port_mappings: list[dict[str, Any]] | Unset = UNSET
-        if not isinstance(self.port_mappings, Unset):
+        pull_zone_id: None | str | Unset
+        if isinstance(self.pull_zone_id, Unset):
+            pull_zone_id = UNSET
+        else:
+            pull_zone_id = self.pull_zone_id
+
+        port_mappings: list[dict[str, Any] | None] | None | Unset
+        if isinstance(self.port_mappings, Unset):
+            port_mappings = UNSET
+        elif isinstance(self.port_mappings, list):
             port_mappings = []
-            for port_mappings_item_data in self.port_mappings:
-                port_mappings_item = port_mappings_item_data.to_dict()
-                port_mappings.append(port_mappings_item)
+            for port_mappings_type_0_item_data in self.port_mappings:
+                port_mappings_type_0_item: dict[str, Any] | None
+                if isinstance(port_mappings_type_0_item_data, PortMapping):
+                    port_mappings_type_0_item = port_mappings_type_0_item_data.to_dict()
+                else:
+                    port_mappings_type_0_item = port_mappings_type_0_item_data
+                port_mappings.append(port_mappings_type_0_item)
 
-        sticky_sessions: dict[str, Any] | Unset = UNSET
-        if not isinstance(self.sticky_sessions, Unset):
+        else:
+            port_mappings = self.port_mappings
+
+        sticky_sessions: dict[str, Any] | None | Unset
+        if isinstance(self.sticky_sessions, Unset):
+            sticky_sessions = UNSET
+        elif isinstance(self.sticky_sessions, StickySessions):
             sticky_sessions = self.sticky_sessions.to_dict()
+        else:
+            sticky_sessions = self.sticky_sessions
 
-        internal_ip_addresses: list[dict[str, Any]] | Unset = UNSET
-        if not isinstance(self.internal_ip_addresses, Unset):
+        internal_ip_addresses: list[dict[str, Any] | None] | None | Unset
+        if isinstance(self.internal_ip_addresses, Unset):
+            internal_ip_addresses = UNSET
+        elif isinstance(self.internal_ip_addresses, list):
             internal_ip_addresses = []
-            for internal_ip_addresses_item_data in self.internal_ip_addresses:
-                internal_ip_addresses_item = internal_ip_addresses_item_data.to_dict()
-                internal_ip_addresses.append(internal_ip_addresses_item)
+            for internal_ip_addresses_type_0_item_data in self.internal_ip_addresses:
+                internal_ip_addresses_type_0_item: dict[str, Any] | None
+                if isinstance(internal_ip_addresses_type_0_item_data, IpAddress):
+                    internal_ip_addresses_type_0_item = (
+                        internal_ip_addresses_type_0_item_data.to_dict()
+                    )
+                else:
+                    internal_ip_addresses_type_0_item = internal_ip_addresses_type_0_item_data
+                internal_ip_addresses.append(internal_ip_addresses_type_0_item)
 
-        public_ip_addresses: list[dict[str, Any]] | Unset = UNSET
-        if not isinstance(self.public_ip_addresses, Unset):
+        else:
+            internal_ip_addresses = self.internal_ip_addresses
+
+        public_ip_addresses: list[dict[str, Any] | None] | None | Unset
+        if isinstance(self.public_ip_addresses, Unset):
+            public_ip_addresses = UNSET
+        elif isinstance(self.public_ip_addresses, list):
             public_ip_addresses = []
-            for public_ip_addresses_item_data in self.public_ip_addresses:
-                public_ip_addresses_item = public_ip_addresses_item_data.to_dict()
-                public_ip_addresses.append(public_ip_addresses_item)
+            for public_ip_addresses_type_0_item_data in self.public_ip_addresses:
+                public_ip_addresses_type_0_item: dict[str, Any] | None
+                if isinstance(public_ip_addresses_type_0_item_data, IpAddress):
+                    public_ip_addresses_type_0_item = public_ip_addresses_type_0_item_data.to_dict()
+                else:
+                    public_ip_addresses_type_0_item = public_ip_addresses_type_0_item_data
+                public_ip_addresses.append(public_ip_addresses_type_0_item)
+
+        else:
+            public_ip_addresses = self.public_ip_addresses
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -113,49 +170,182 @@ class Endpoint:
         from ..models.sticky_sessions import StickySessions
 
         d = dict(src_dict)
-        id = d.pop("id", UNSET)
 
-        display_name = d.pop("displayName", UNSET)
+        def _parse_id(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
 
-        public_host = d.pop("publicHost", UNSET)
+        id = _parse_id(d.pop("id", UNSET))
 
-        is_ssl_enabled = d.pop("isSslEnabled", UNSET)
+        def _parse_display_name(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
 
-        pull_zone_id = d.pop("pullZoneId", UNSET)
+        display_name = _parse_display_name(d.pop("displayName", UNSET))
 
-        _port_mappings = d.pop("portMappings", UNSET)
-        port_mappings: list[PortMapping] | Unset = UNSET
-        if _port_mappings is not UNSET:
-            port_mappings = []
-            for port_mappings_item_data in _port_mappings:
-                port_mappings_item = PortMapping.from_dict(port_mappings_item_data)
+        def _parse_public_host(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
 
-                port_mappings.append(port_mappings_item)
+        public_host = _parse_public_host(d.pop("publicHost", UNSET))
 
-        _sticky_sessions = d.pop("stickySessions", UNSET)
-        sticky_sessions: StickySessions | Unset
-        if isinstance(_sticky_sessions, Unset):
-            sticky_sessions = UNSET
-        else:
-            sticky_sessions = StickySessions.from_dict(_sticky_sessions)
+        def _parse_is_ssl_enabled(data: object) -> bool | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(bool | None | Unset, data)
 
-        _internal_ip_addresses = d.pop("internalIpAddresses", UNSET)
-        internal_ip_addresses: list[IpAddress] | Unset = UNSET
-        if _internal_ip_addresses is not UNSET:
-            internal_ip_addresses = []
-            for internal_ip_addresses_item_data in _internal_ip_addresses:
-                internal_ip_addresses_item = IpAddress.from_dict(internal_ip_addresses_item_data)
+        is_ssl_enabled = _parse_is_ssl_enabled(d.pop("isSslEnabled", UNSET))
 
-                internal_ip_addresses.append(internal_ip_addresses_item)
+        def _parse_pull_zone_id(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
 
-        _public_ip_addresses = d.pop("publicIpAddresses", UNSET)
-        public_ip_addresses: list[IpAddress] | Unset = UNSET
-        if _public_ip_addresses is not UNSET:
-            public_ip_addresses = []
-            for public_ip_addresses_item_data in _public_ip_addresses:
-                public_ip_addresses_item = IpAddress.from_dict(public_ip_addresses_item_data)
+        pull_zone_id = _parse_pull_zone_id(d.pop("pullZoneId", UNSET))
 
-                public_ip_addresses.append(public_ip_addresses_item)
+        def _parse_port_mappings(data: object) -> list[None | PortMapping] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                port_mappings_type_0 = []
+                _port_mappings_type_0 = data
+                for port_mappings_type_0_item_data in _port_mappings_type_0:
+
+                    def _parse_port_mappings_type_0_item(data: object) -> None | PortMapping:
+                        if data is None:
+                            return data
+                        try:
+                            if not isinstance(data, dict):
+                                raise TypeError()
+                            port_mappings_type_0_item_type_1 = PortMapping.from_dict(data)
+
+                            return port_mappings_type_0_item_type_1
+                        except (TypeError, ValueError, AttributeError, KeyError):
+                            pass
+                        return cast(None | PortMapping, data)
+
+                    port_mappings_type_0_item = _parse_port_mappings_type_0_item(
+                        port_mappings_type_0_item_data
+                    )
+
+                    port_mappings_type_0.append(port_mappings_type_0_item)
+
+                return port_mappings_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[None | PortMapping] | None | Unset, data)
+
+        port_mappings = _parse_port_mappings(d.pop("portMappings", UNSET))
+
+        def _parse_sticky_sessions(data: object) -> None | StickySessions | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                sticky_sessions_type_1 = StickySessions.from_dict(data)
+
+                return sticky_sessions_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | StickySessions | Unset, data)
+
+        sticky_sessions = _parse_sticky_sessions(d.pop("stickySessions", UNSET))
+
+        def _parse_internal_ip_addresses(data: object) -> list[IpAddress | None] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                internal_ip_addresses_type_0 = []
+                _internal_ip_addresses_type_0 = data
+                for internal_ip_addresses_type_0_item_data in _internal_ip_addresses_type_0:
+
+                    def _parse_internal_ip_addresses_type_0_item(data: object) -> IpAddress | None:
+                        if data is None:
+                            return data
+                        try:
+                            if not isinstance(data, dict):
+                                raise TypeError()
+                            internal_ip_addresses_type_0_item_type_1 = IpAddress.from_dict(data)
+
+                            return internal_ip_addresses_type_0_item_type_1
+                        except (TypeError, ValueError, AttributeError, KeyError):
+                            pass
+                        return cast(IpAddress | None, data)
+
+                    internal_ip_addresses_type_0_item = _parse_internal_ip_addresses_type_0_item(
+                        internal_ip_addresses_type_0_item_data
+                    )
+
+                    internal_ip_addresses_type_0.append(internal_ip_addresses_type_0_item)
+
+                return internal_ip_addresses_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[IpAddress | None] | None | Unset, data)
+
+        internal_ip_addresses = _parse_internal_ip_addresses(d.pop("internalIpAddresses", UNSET))
+
+        def _parse_public_ip_addresses(data: object) -> list[IpAddress | None] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                public_ip_addresses_type_0 = []
+                _public_ip_addresses_type_0 = data
+                for public_ip_addresses_type_0_item_data in _public_ip_addresses_type_0:
+
+                    def _parse_public_ip_addresses_type_0_item(data: object) -> IpAddress | None:
+                        if data is None:
+                            return data
+                        try:
+                            if not isinstance(data, dict):
+                                raise TypeError()
+                            public_ip_addresses_type_0_item_type_1 = IpAddress.from_dict(data)
+
+                            return public_ip_addresses_type_0_item_type_1
+                        except (TypeError, ValueError, AttributeError, KeyError):
+                            pass
+                        return cast(IpAddress | None, data)
+
+                    public_ip_addresses_type_0_item = _parse_public_ip_addresses_type_0_item(
+                        public_ip_addresses_type_0_item_data
+                    )
+
+                    public_ip_addresses_type_0.append(public_ip_addresses_type_0_item)
+
+                return public_ip_addresses_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[IpAddress | None] | None | Unset, data)
+
+        public_ip_addresses = _parse_public_ip_addresses(d.pop("publicIpAddresses", UNSET))
 
         endpoint = cls(
             id=id,

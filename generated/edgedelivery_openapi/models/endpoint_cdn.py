@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -21,27 +21,46 @@ T = TypeVar("T", bound="EndpointCdn")
 class EndpointCdn:
     """
     Attributes:
-        is_ssl_enabled (bool | Unset):
-        pull_zone_id (int | Unset):
-        port_mappings (list[PortMapping] | Unset):
+        is_ssl_enabled (bool | None | Unset):
+        pull_zone_id (int | None | Unset): Null is accepted by the live service (issue 11).
+        port_mappings (list[None | PortMapping] | None | Unset):
     """
 
-    is_ssl_enabled: bool | Unset = UNSET
-    pull_zone_id: int | Unset = UNSET
-    port_mappings: list[PortMapping] | Unset = UNSET
+    is_ssl_enabled: bool | None | Unset = UNSET
+    pull_zone_id: int | None | Unset = UNSET
+    port_mappings: list[None | PortMapping] | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        is_ssl_enabled = self.is_ssl_enabled
+        from ..models.port_mapping import PortMapping
 
-        pull_zone_id = self.pull_zone_id
+        is_ssl_enabled: bool | None | Unset
+        if isinstance(self.is_ssl_enabled, Unset):
+            is_ssl_enabled = UNSET
+        else:
+            is_ssl_enabled = self.is_ssl_enabled
 
-        port_mappings: list[dict[str, Any]] | Unset = UNSET
-        if not isinstance(self.port_mappings, Unset):
+        pull_zone_id: int | None | Unset
+        if isinstance(self.pull_zone_id, Unset):
+            pull_zone_id = UNSET
+        else:
+            pull_zone_id = self.pull_zone_id
+
+        port_mappings: list[dict[str, Any] | None] | None | Unset
+        if isinstance(self.port_mappings, Unset):
+            port_mappings = UNSET
+        elif isinstance(self.port_mappings, list):
             port_mappings = []
-            for port_mappings_item_data in self.port_mappings:
-                port_mappings_item = port_mappings_item_data.to_dict()
-                port_mappings.append(port_mappings_item)
+            for port_mappings_type_0_item_data in self.port_mappings:
+                port_mappings_type_0_item: dict[str, Any] | None
+                if isinstance(port_mappings_type_0_item_data, PortMapping):
+                    port_mappings_type_0_item = port_mappings_type_0_item_data.to_dict()
+                else:
+                    port_mappings_type_0_item = port_mappings_type_0_item_data
+                port_mappings.append(port_mappings_type_0_item)
+
+        else:
+            port_mappings = self.port_mappings
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -60,18 +79,62 @@ class EndpointCdn:
         from ..models.port_mapping import PortMapping
 
         d = dict(src_dict)
-        is_ssl_enabled = d.pop("isSslEnabled", UNSET)
 
-        pull_zone_id = d.pop("pullZoneId", UNSET)
+        def _parse_is_ssl_enabled(data: object) -> bool | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(bool | None | Unset, data)
 
-        _port_mappings = d.pop("portMappings", UNSET)
-        port_mappings: list[PortMapping] | Unset = UNSET
-        if _port_mappings is not UNSET:
-            port_mappings = []
-            for port_mappings_item_data in _port_mappings:
-                port_mappings_item = PortMapping.from_dict(port_mappings_item_data)
+        is_ssl_enabled = _parse_is_ssl_enabled(d.pop("isSslEnabled", UNSET))
 
-                port_mappings.append(port_mappings_item)
+        def _parse_pull_zone_id(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        pull_zone_id = _parse_pull_zone_id(d.pop("pullZoneId", UNSET))
+
+        def _parse_port_mappings(data: object) -> list[None | PortMapping] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                port_mappings_type_0 = []
+                _port_mappings_type_0 = data
+                for port_mappings_type_0_item_data in _port_mappings_type_0:
+
+                    def _parse_port_mappings_type_0_item(data: object) -> None | PortMapping:
+                        if data is None:
+                            return data
+                        try:
+                            if not isinstance(data, dict):
+                                raise TypeError()
+                            port_mappings_type_0_item_type_1 = PortMapping.from_dict(data)
+
+                            return port_mappings_type_0_item_type_1
+                        except (TypeError, ValueError, AttributeError, KeyError):
+                            pass
+                        return cast(None | PortMapping, data)
+
+                    port_mappings_type_0_item = _parse_port_mappings_type_0_item(
+                        port_mappings_type_0_item_data
+                    )
+
+                    port_mappings_type_0.append(port_mappings_type_0_item)
+
+                return port_mappings_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[None | PortMapping] | None | Unset, data)
+
+        port_mappings = _parse_port_mappings(d.pop("portMappings", UNSET))
 
         endpoint_cdn = cls(
             is_ssl_enabled=is_ssl_enabled,

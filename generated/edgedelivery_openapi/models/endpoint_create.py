@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -22,20 +22,30 @@ class EndpointCreate:
     """An endpoint of a template to create (request shape).
 
     Attributes:
-        display_name (str | Unset):
-        cdn (EndpointCdn | Unset):
+        display_name (None | str | Unset):
+        cdn (EndpointCdn | None | Unset):
     """
 
-    display_name: str | Unset = UNSET
-    cdn: EndpointCdn | Unset = UNSET
+    display_name: None | str | Unset = UNSET
+    cdn: EndpointCdn | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        display_name = self.display_name
+        from ..models.endpoint_cdn import EndpointCdn
 
-        cdn: dict[str, Any] | Unset = UNSET
-        if not isinstance(self.cdn, Unset):
+        display_name: None | str | Unset
+        if isinstance(self.display_name, Unset):
+            display_name = UNSET
+        else:
+            display_name = self.display_name
+
+        cdn: dict[str, Any] | None | Unset
+        if isinstance(self.cdn, Unset):
+            cdn = UNSET
+        elif isinstance(self.cdn, EndpointCdn):
             cdn = self.cdn.to_dict()
+        else:
+            cdn = self.cdn
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -52,14 +62,32 @@ class EndpointCreate:
         from ..models.endpoint_cdn import EndpointCdn
 
         d = dict(src_dict)
-        display_name = d.pop("displayName", UNSET)
 
-        _cdn = d.pop("cdn", UNSET)
-        cdn: EndpointCdn | Unset
-        if isinstance(_cdn, Unset):
-            cdn = UNSET
-        else:
-            cdn = EndpointCdn.from_dict(_cdn)
+        def _parse_display_name(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        display_name = _parse_display_name(d.pop("displayName", UNSET))
+
+        def _parse_cdn(data: object) -> EndpointCdn | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                cdn_type_1 = EndpointCdn.from_dict(data)
+
+                return cdn_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(EndpointCdn | None | Unset, data)
+
+        cdn = _parse_cdn(d.pop("cdn", UNSET))
 
         endpoint_create = cls(
             display_name=display_name,

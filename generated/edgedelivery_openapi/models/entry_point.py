@@ -17,34 +17,64 @@ T = TypeVar("T", bound="EntryPoint")
 class EntryPoint:
     """
     Attributes:
-        command (str | Unset):
-        command_array (list[str] | Unset):
-        arguments (str | Unset):
-        arguments_array (list[str] | Unset):
-        working_directory (str | Unset):
+        command (None | str | Unset):
+        command_array (list[None | str] | None | Unset):
+        arguments (None | str | Unset):
+        arguments_array (list[None | str] | None | Unset):
+        working_directory (None | str | Unset):
     """
 
-    command: str | Unset = UNSET
-    command_array: list[str] | Unset = UNSET
-    arguments: str | Unset = UNSET
-    arguments_array: list[str] | Unset = UNSET
-    working_directory: str | Unset = UNSET
+    command: None | str | Unset = UNSET
+    command_array: list[None | str] | None | Unset = UNSET
+    arguments: None | str | Unset = UNSET
+    arguments_array: list[None | str] | None | Unset = UNSET
+    working_directory: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        command = self.command
+        command: None | str | Unset
+        if isinstance(self.command, Unset):
+            command = UNSET
+        else:
+            command = self.command
 
-        command_array: list[str] | Unset = UNSET
-        if not isinstance(self.command_array, Unset):
+        command_array: list[None | str] | None | Unset
+        if isinstance(self.command_array, Unset):
+            command_array = UNSET
+        elif isinstance(self.command_array, list):
+            command_array = []
+            for command_array_type_0_item_data in self.command_array:
+                command_array_type_0_item: None | str
+                command_array_type_0_item = command_array_type_0_item_data
+                command_array.append(command_array_type_0_item)
+
+        else:
             command_array = self.command_array
 
-        arguments = self.arguments
+        arguments: None | str | Unset
+        if isinstance(self.arguments, Unset):
+            arguments = UNSET
+        else:
+            arguments = self.arguments
 
-        arguments_array: list[str] | Unset = UNSET
-        if not isinstance(self.arguments_array, Unset):
+        arguments_array: list[None | str] | None | Unset
+        if isinstance(self.arguments_array, Unset):
+            arguments_array = UNSET
+        elif isinstance(self.arguments_array, list):
+            arguments_array = []
+            for arguments_array_type_0_item_data in self.arguments_array:
+                arguments_array_type_0_item: None | str
+                arguments_array_type_0_item = arguments_array_type_0_item_data
+                arguments_array.append(arguments_array_type_0_item)
+
+        else:
             arguments_array = self.arguments_array
 
-        working_directory = self.working_directory
+        working_directory: None | str | Unset
+        if isinstance(self.working_directory, Unset):
+            working_directory = UNSET
+        else:
+            working_directory = self.working_directory
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -65,15 +95,93 @@ class EntryPoint:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
-        command = d.pop("command", UNSET)
 
-        command_array = cast(list[str], d.pop("commandArray", UNSET))
+        def _parse_command(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
 
-        arguments = d.pop("arguments", UNSET)
+        command = _parse_command(d.pop("command", UNSET))
 
-        arguments_array = cast(list[str], d.pop("argumentsArray", UNSET))
+        def _parse_command_array(data: object) -> list[None | str] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                command_array_type_0 = []
+                _command_array_type_0 = data
+                for command_array_type_0_item_data in _command_array_type_0:
 
-        working_directory = d.pop("workingDirectory", UNSET)
+                    def _parse_command_array_type_0_item(data: object) -> None | str:
+                        if data is None:
+                            return data
+                        return cast(None | str, data)
+
+                    command_array_type_0_item = _parse_command_array_type_0_item(
+                        command_array_type_0_item_data
+                    )
+
+                    command_array_type_0.append(command_array_type_0_item)
+
+                return command_array_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[None | str] | None | Unset, data)
+
+        command_array = _parse_command_array(d.pop("commandArray", UNSET))
+
+        def _parse_arguments(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        arguments = _parse_arguments(d.pop("arguments", UNSET))
+
+        def _parse_arguments_array(data: object) -> list[None | str] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                arguments_array_type_0 = []
+                _arguments_array_type_0 = data
+                for arguments_array_type_0_item_data in _arguments_array_type_0:
+
+                    def _parse_arguments_array_type_0_item(data: object) -> None | str:
+                        if data is None:
+                            return data
+                        return cast(None | str, data)
+
+                    arguments_array_type_0_item = _parse_arguments_array_type_0_item(
+                        arguments_array_type_0_item_data
+                    )
+
+                    arguments_array_type_0.append(arguments_array_type_0_item)
+
+                return arguments_array_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[None | str] | None | Unset, data)
+
+        arguments_array = _parse_arguments_array(d.pop("argumentsArray", UNSET))
+
+        def _parse_working_directory(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        working_directory = _parse_working_directory(d.pop("workingDirectory", UNSET))
 
         entry_point = cls(
             command=command,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Self, TypeVar
+from typing import Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -17,18 +17,26 @@ T = TypeVar("T", bound="FieldError")
 class FieldError:
     """
     Attributes:
-        message (str | Unset):
-        field (str | Unset):
+        message (None | str | Unset):
+        field (None | str | Unset):
     """
 
-    message: str | Unset = UNSET
-    field: str | Unset = UNSET
+    message: None | str | Unset = UNSET
+    field: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        message = self.message
+        message: None | str | Unset
+        if isinstance(self.message, Unset):
+            message = UNSET
+        else:
+            message = self.message
 
-        field = self.field
+        field: None | str | Unset
+        if isinstance(self.field, Unset):
+            field = UNSET
+        else:
+            field = self.field
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -43,9 +51,24 @@ class FieldError:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
-        message = d.pop("message", UNSET)
 
-        field = d.pop("field", UNSET)
+        def _parse_message(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        message = _parse_message(d.pop("message", UNSET))
+
+        def _parse_field(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        field = _parse_field(d.pop("field", UNSET))
 
         field_error = cls(
             message=message,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -11,7 +11,7 @@ from attrs import field as _attrs_field
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
-    from ..models.grpc_probe_request import GrpcProbeRequest
+    from ..models.grpc_probe_request_type_0 import GrpcProbeRequestType0
 
 
 T = TypeVar("T", bound="GrpcProbe")
@@ -21,16 +21,22 @@ T = TypeVar("T", bound="GrpcProbe")
 class GrpcProbe:
     """
     Attributes:
-        request (GrpcProbeRequest | Unset):
+        request (GrpcProbeRequestType0 | None | Unset):
     """
 
-    request: GrpcProbeRequest | Unset = UNSET
+    request: GrpcProbeRequestType0 | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        request: dict[str, Any] | Unset = UNSET
-        if not isinstance(self.request, Unset):
+        from ..models.grpc_probe_request_type_0 import GrpcProbeRequestType0
+
+        request: dict[str, Any] | None | Unset
+        if isinstance(self.request, Unset):
+            request = UNSET
+        elif isinstance(self.request, GrpcProbeRequestType0):
             request = self.request.to_dict()
+        else:
+            request = self.request
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -42,15 +48,26 @@ class GrpcProbe:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
-        from ..models.grpc_probe_request import GrpcProbeRequest
+        from ..models.grpc_probe_request_type_0 import GrpcProbeRequestType0
 
         d = dict(src_dict)
-        _request = d.pop("request", UNSET)
-        request: GrpcProbeRequest | Unset
-        if isinstance(_request, Unset):
-            request = UNSET
-        else:
-            request = GrpcProbeRequest.from_dict(_request)
+
+        def _parse_request(data: object) -> GrpcProbeRequestType0 | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                request_type_0 = GrpcProbeRequestType0.from_dict(data)
+
+                return request_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(GrpcProbeRequestType0 | None | Unset, data)
+
+        request = _parse_request(d.pop("request", UNSET))
 
         grpc_probe = cls(
             request=request,

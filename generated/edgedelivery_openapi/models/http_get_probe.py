@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -11,8 +11,8 @@ from attrs import field as _attrs_field
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
-    from ..models.http_get_probe_request import HttpGetProbeRequest
-    from ..models.http_get_probe_response import HttpGetProbeResponse
+    from ..models.http_get_probe_request_type_0 import HttpGetProbeRequestType0
+    from ..models.http_get_probe_response_type_0 import HttpGetProbeResponseType0
 
 
 T = TypeVar("T", bound="HttpGetProbe")
@@ -22,22 +22,33 @@ T = TypeVar("T", bound="HttpGetProbe")
 class HttpGetProbe:
     """
     Attributes:
-        request (HttpGetProbeRequest | Unset):
-        response (HttpGetProbeResponse | Unset): No fields are given in the reference.
+        request (HttpGetProbeRequestType0 | None | Unset):
+        response (HttpGetProbeResponseType0 | None | Unset): No fields are given in the reference.
     """
 
-    request: HttpGetProbeRequest | Unset = UNSET
-    response: HttpGetProbeResponse | Unset = UNSET
+    request: HttpGetProbeRequestType0 | None | Unset = UNSET
+    response: HttpGetProbeResponseType0 | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        request: dict[str, Any] | Unset = UNSET
-        if not isinstance(self.request, Unset):
-            request = self.request.to_dict()
+        from ..models.http_get_probe_request_type_0 import HttpGetProbeRequestType0
+        from ..models.http_get_probe_response_type_0 import HttpGetProbeResponseType0
 
-        response: dict[str, Any] | Unset = UNSET
-        if not isinstance(self.response, Unset):
+        request: dict[str, Any] | None | Unset
+        if isinstance(self.request, Unset):
+            request = UNSET
+        elif isinstance(self.request, HttpGetProbeRequestType0):
+            request = self.request.to_dict()
+        else:
+            request = self.request
+
+        response: dict[str, Any] | None | Unset
+        if isinstance(self.response, Unset):
+            response = UNSET
+        elif isinstance(self.response, HttpGetProbeResponseType0):
             response = self.response.to_dict()
+        else:
+            response = self.response
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -51,23 +62,44 @@ class HttpGetProbe:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
-        from ..models.http_get_probe_request import HttpGetProbeRequest
-        from ..models.http_get_probe_response import HttpGetProbeResponse
+        from ..models.http_get_probe_request_type_0 import HttpGetProbeRequestType0
+        from ..models.http_get_probe_response_type_0 import HttpGetProbeResponseType0
 
         d = dict(src_dict)
-        _request = d.pop("request", UNSET)
-        request: HttpGetProbeRequest | Unset
-        if isinstance(_request, Unset):
-            request = UNSET
-        else:
-            request = HttpGetProbeRequest.from_dict(_request)
 
-        _response = d.pop("response", UNSET)
-        response: HttpGetProbeResponse | Unset
-        if isinstance(_response, Unset):
-            response = UNSET
-        else:
-            response = HttpGetProbeResponse.from_dict(_response)
+        def _parse_request(data: object) -> HttpGetProbeRequestType0 | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                request_type_0 = HttpGetProbeRequestType0.from_dict(data)
+
+                return request_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(HttpGetProbeRequestType0 | None | Unset, data)
+
+        request = _parse_request(d.pop("request", UNSET))
+
+        def _parse_response(data: object) -> HttpGetProbeResponseType0 | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                response_type_0 = HttpGetProbeResponseType0.from_dict(data)
+
+                return response_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(HttpGetProbeResponseType0 | None | Unset, data)
+
+        response = _parse_response(d.pop("response", UNSET))
 
         http_get_probe = cls(
             request=request,

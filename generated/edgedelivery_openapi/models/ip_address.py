@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Self, TypeVar
+from typing import Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -17,18 +17,26 @@ T = TypeVar("T", bound="IpAddress")
 class IpAddress:
     """
     Attributes:
-        address (str | Unset):
-        region (str | Unset):
+        address (None | str | Unset):
+        region (None | str | Unset):
     """
 
-    address: str | Unset = UNSET
-    region: str | Unset = UNSET
+    address: None | str | Unset = UNSET
+    region: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        address = self.address
+        address: None | str | Unset
+        if isinstance(self.address, Unset):
+            address = UNSET
+        else:
+            address = self.address
 
-        region = self.region
+        region: None | str | Unset
+        if isinstance(self.region, Unset):
+            region = UNSET
+        else:
+            region = self.region
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -43,9 +51,24 @@ class IpAddress:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
-        address = d.pop("address", UNSET)
 
-        region = d.pop("region", UNSET)
+        def _parse_address(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        address = _parse_address(d.pop("address", UNSET))
+
+        def _parse_region(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        region = _parse_region(d.pop("region", UNSET))
 
         ip_address = cls(
             address=address,

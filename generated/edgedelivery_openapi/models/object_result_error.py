@@ -11,8 +11,8 @@ from attrs import field as _attrs_field
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
-    from ..models.object_result_error_formatters_item import (
-        ObjectResultErrorFormattersItem,
+    from ..models.object_result_error_formatters_type_0_item_type_0 import (
+        ObjectResultErrorFormattersType0ItemType0,
     )
 
 
@@ -28,21 +28,25 @@ class ObjectResultError:
             location (None | str | Unset):
             value (Any | Unset): Shown only as null in the reference; its type when not null is not shown, so
                 any value, null included, is accepted.
-            formatters (list[ObjectResultErrorFormattersItem] | Unset):
-            content_types (list[str] | Unset):
-            declared_type (str | Unset):
-            status_code (int | Unset):
+            formatters (list[None | ObjectResultErrorFormattersType0ItemType0] | None | Unset):
+            content_types (list[None | str] | None | Unset):
+            declared_type (None | str | Unset):
+            status_code (int | None | Unset):
     """
 
     location: None | str | Unset = UNSET
     value: Any | Unset = UNSET
-    formatters: list[ObjectResultErrorFormattersItem] | Unset = UNSET
-    content_types: list[str] | Unset = UNSET
-    declared_type: str | Unset = UNSET
-    status_code: int | Unset = UNSET
+    formatters: list[None | ObjectResultErrorFormattersType0ItemType0] | None | Unset = UNSET
+    content_types: list[None | str] | None | Unset = UNSET
+    declared_type: None | str | Unset = UNSET
+    status_code: int | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.object_result_error_formatters_type_0_item_type_0 import (
+            ObjectResultErrorFormattersType0ItemType0,
+        )
+
         location: None | str | Unset
         if isinstance(self.location, Unset):
             location = UNSET
@@ -51,20 +55,48 @@ class ObjectResultError:
 
         value = self.value
 
-        formatters: list[dict[str, Any]] | Unset = UNSET
-        if not isinstance(self.formatters, Unset):
+        formatters: list[dict[str, Any] | None] | None | Unset
+        if isinstance(self.formatters, Unset):
+            formatters = UNSET
+        elif isinstance(self.formatters, list):
             formatters = []
-            for formatters_item_data in self.formatters:
-                formatters_item = formatters_item_data.to_dict()
-                formatters.append(formatters_item)
+            for formatters_type_0_item_data in self.formatters:
+                formatters_type_0_item: dict[str, Any] | None
+                if isinstance(
+                    formatters_type_0_item_data, ObjectResultErrorFormattersType0ItemType0
+                ):
+                    formatters_type_0_item = formatters_type_0_item_data.to_dict()
+                else:
+                    formatters_type_0_item = formatters_type_0_item_data
+                formatters.append(formatters_type_0_item)
 
-        content_types: list[str] | Unset = UNSET
-        if not isinstance(self.content_types, Unset):
+        else:
+            formatters = self.formatters
+
+        content_types: list[None | str] | None | Unset
+        if isinstance(self.content_types, Unset):
+            content_types = UNSET
+        elif isinstance(self.content_types, list):
+            content_types = []
+            for content_types_type_0_item_data in self.content_types:
+                content_types_type_0_item: None | str
+                content_types_type_0_item = content_types_type_0_item_data
+                content_types.append(content_types_type_0_item)
+
+        else:
             content_types = self.content_types
 
-        declared_type = self.declared_type
+        declared_type: None | str | Unset
+        if isinstance(self.declared_type, Unset):
+            declared_type = UNSET
+        else:
+            declared_type = self.declared_type
 
-        status_code = self.status_code
+        status_code: int | None | Unset
+        if isinstance(self.status_code, Unset):
+            status_code = UNSET
+        else:
+            status_code = self.status_code
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -86,8 +118,8 @@ class ObjectResultError:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
-        from ..models.object_result_error_formatters_item import (
-            ObjectResultErrorFormattersItem,
+        from ..models.object_result_error_formatters_type_0_item_type_0 import (
+            ObjectResultErrorFormattersType0ItemType0,
         )
 
         d = dict(src_dict)
@@ -103,20 +135,97 @@ class ObjectResultError:
 
         value = d.pop("value", UNSET)
 
-        _formatters = d.pop("formatters", UNSET)
-        formatters: list[ObjectResultErrorFormattersItem] | Unset = UNSET
-        if _formatters is not UNSET:
-            formatters = []
-            for formatters_item_data in _formatters:
-                formatters_item = ObjectResultErrorFormattersItem.from_dict(formatters_item_data)
+        def _parse_formatters(
+            data: object,
+        ) -> list[None | ObjectResultErrorFormattersType0ItemType0] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                formatters_type_0 = []
+                _formatters_type_0 = data
+                for formatters_type_0_item_data in _formatters_type_0:
 
-                formatters.append(formatters_item)
+                    def _parse_formatters_type_0_item(
+                        data: object,
+                    ) -> None | ObjectResultErrorFormattersType0ItemType0:
+                        if data is None:
+                            return data
+                        try:
+                            if not isinstance(data, dict):
+                                raise TypeError()
+                            formatters_type_0_item_type_0 = (
+                                ObjectResultErrorFormattersType0ItemType0.from_dict(data)
+                            )
 
-        content_types = cast(list[str], d.pop("contentTypes", UNSET))
+                            return formatters_type_0_item_type_0
+                        except (TypeError, ValueError, AttributeError, KeyError):
+                            pass
+                        return cast(None | ObjectResultErrorFormattersType0ItemType0, data)
 
-        declared_type = d.pop("declaredType", UNSET)
+                    formatters_type_0_item = _parse_formatters_type_0_item(
+                        formatters_type_0_item_data
+                    )
 
-        status_code = d.pop("statusCode", UNSET)
+                    formatters_type_0.append(formatters_type_0_item)
+
+                return formatters_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[None | ObjectResultErrorFormattersType0ItemType0] | None | Unset, data)
+
+        formatters = _parse_formatters(d.pop("formatters", UNSET))
+
+        def _parse_content_types(data: object) -> list[None | str] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                content_types_type_0 = []
+                _content_types_type_0 = data
+                for content_types_type_0_item_data in _content_types_type_0:
+
+                    def _parse_content_types_type_0_item(data: object) -> None | str:
+                        if data is None:
+                            return data
+                        return cast(None | str, data)
+
+                    content_types_type_0_item = _parse_content_types_type_0_item(
+                        content_types_type_0_item_data
+                    )
+
+                    content_types_type_0.append(content_types_type_0_item)
+
+                return content_types_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[None | str] | None | Unset, data)
+
+        content_types = _parse_content_types(d.pop("contentTypes", UNSET))
+
+        def _parse_declared_type(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        declared_type = _parse_declared_type(d.pop("declaredType", UNSET))
+
+        def _parse_status_code(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        status_code = _parse_status_code(d.pop("statusCode", UNSET))
 
         object_result_error = cls(
             location=location,

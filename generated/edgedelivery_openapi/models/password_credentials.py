@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Self, TypeVar
+from typing import Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -16,17 +16,19 @@ class PasswordCredentials:
     """Credentials of a registry. The password is never shown back.
 
     Attributes:
-        user_name (str):
-        password (str):
+        user_name (None | str):
+        password (None | str):
     """
 
-    user_name: str
-    password: str
+    user_name: None | str
+    password: None | str
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        user_name: None | str
         user_name = self.user_name
 
+        password: None | str
         password = self.password
 
         field_dict: dict[str, Any] = {}
@@ -43,9 +45,20 @@ class PasswordCredentials:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
-        user_name = d.pop("userName")
 
-        password = d.pop("password")
+        def _parse_user_name(data: object) -> None | str:
+            if data is None:
+                return data
+            return cast(None | str, data)
+
+        user_name = _parse_user_name(d.pop("userName"))
+
+        def _parse_password(data: object) -> None | str:
+            if data is None:
+                return data
+            return cast(None | str, data)
+
+        password = _parse_password(d.pop("password"))
 
         password_credentials = cls(
             user_name=user_name,

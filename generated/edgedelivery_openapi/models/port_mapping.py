@@ -17,23 +17,36 @@ T = TypeVar("T", bound="PortMapping")
 class PortMapping:
     """
     Attributes:
-        container_port (int | Unset):
-        exposed_port (int | Unset):
-        protocols (list[Any] | Unset): Allowed values are not shown in the reference.
+        container_port (int | None | Unset):
+        exposed_port (int | None | Unset): Null is accepted by the live service (issue 11).
+        protocols (list[Any] | None | Unset): Allowed values are not shown in the reference.
     """
 
-    container_port: int | Unset = UNSET
-    exposed_port: int | Unset = UNSET
-    protocols: list[Any] | Unset = UNSET
+    container_port: int | None | Unset = UNSET
+    exposed_port: int | None | Unset = UNSET
+    protocols: list[Any] | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        container_port = self.container_port
+        container_port: int | None | Unset
+        if isinstance(self.container_port, Unset):
+            container_port = UNSET
+        else:
+            container_port = self.container_port
 
-        exposed_port = self.exposed_port
+        exposed_port: int | None | Unset
+        if isinstance(self.exposed_port, Unset):
+            exposed_port = UNSET
+        else:
+            exposed_port = self.exposed_port
 
-        protocols: list[Any] | Unset = UNSET
-        if not isinstance(self.protocols, Unset):
+        protocols: list[Any] | None | Unset
+        if isinstance(self.protocols, Unset):
+            protocols = UNSET
+        elif isinstance(self.protocols, list):
+            protocols = self.protocols
+
+        else:
             protocols = self.protocols
 
         field_dict: dict[str, Any] = {}
@@ -51,11 +64,41 @@ class PortMapping:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
-        container_port = d.pop("containerPort", UNSET)
 
-        exposed_port = d.pop("exposedPort", UNSET)
+        def _parse_container_port(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
 
-        protocols = cast(list[Any], d.pop("protocols", UNSET))
+        container_port = _parse_container_port(d.pop("containerPort", UNSET))
+
+        def _parse_exposed_port(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        exposed_port = _parse_exposed_port(d.pop("exposedPort", UNSET))
+
+        def _parse_protocols(data: object) -> list[Any] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                protocols_type_0 = cast(list[Any], data)
+
+                return protocols_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[Any] | None | Unset, data)
+
+        protocols = _parse_protocols(d.pop("protocols", UNSET))
 
         port_mapping = cls(
             container_port=container_port,

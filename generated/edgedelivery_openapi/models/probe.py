@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -24,48 +24,84 @@ class Probe:
     """A container probe. Default values are not shown in the reference.
 
     Attributes:
-        initial_delay_seconds (int | Unset):
-        period_seconds (int | Unset):
-        timeout_seconds (int | Unset):
-        failure_threshold (int | Unset):
-        success_threshold (int | Unset):
-        http_get (HttpGetProbe | Unset):
-        tcp_socket (TcpSocketProbe | Unset):
-        grpc (GrpcProbe | Unset):
+        initial_delay_seconds (int | None | Unset):
+        period_seconds (int | None | Unset):
+        timeout_seconds (int | None | Unset):
+        failure_threshold (int | None | Unset):
+        success_threshold (int | None | Unset):
+        http_get (HttpGetProbe | None | Unset):
+        tcp_socket (None | TcpSocketProbe | Unset):
+        grpc (GrpcProbe | None | Unset):
     """
 
-    initial_delay_seconds: int | Unset = UNSET
-    period_seconds: int | Unset = UNSET
-    timeout_seconds: int | Unset = UNSET
-    failure_threshold: int | Unset = UNSET
-    success_threshold: int | Unset = UNSET
-    http_get: HttpGetProbe | Unset = UNSET
-    tcp_socket: TcpSocketProbe | Unset = UNSET
-    grpc: GrpcProbe | Unset = UNSET
+    initial_delay_seconds: int | None | Unset = UNSET
+    period_seconds: int | None | Unset = UNSET
+    timeout_seconds: int | None | Unset = UNSET
+    failure_threshold: int | None | Unset = UNSET
+    success_threshold: int | None | Unset = UNSET
+    http_get: HttpGetProbe | None | Unset = UNSET
+    tcp_socket: None | TcpSocketProbe | Unset = UNSET
+    grpc: GrpcProbe | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        initial_delay_seconds = self.initial_delay_seconds
+        from ..models.grpc_probe import GrpcProbe
+        from ..models.http_get_probe import HttpGetProbe
+        from ..models.tcp_socket_probe import TcpSocketProbe
 
-        period_seconds = self.period_seconds
+        initial_delay_seconds: int | None | Unset
+        if isinstance(self.initial_delay_seconds, Unset):
+            initial_delay_seconds = UNSET
+        else:
+            initial_delay_seconds = self.initial_delay_seconds
 
-        timeout_seconds = self.timeout_seconds
+        period_seconds: int | None | Unset
+        if isinstance(self.period_seconds, Unset):
+            period_seconds = UNSET
+        else:
+            period_seconds = self.period_seconds
 
-        failure_threshold = self.failure_threshold
+        timeout_seconds: int | None | Unset
+        if isinstance(self.timeout_seconds, Unset):
+            timeout_seconds = UNSET
+        else:
+            timeout_seconds = self.timeout_seconds
 
-        success_threshold = self.success_threshold
+        failure_threshold: int | None | Unset
+        if isinstance(self.failure_threshold, Unset):
+            failure_threshold = UNSET
+        else:
+            failure_threshold = self.failure_threshold
 
-        http_get: dict[str, Any] | Unset = UNSET
-        if not isinstance(self.http_get, Unset):
+        success_threshold: int | None | Unset
+        if isinstance(self.success_threshold, Unset):
+            success_threshold = UNSET
+        else:
+            success_threshold = self.success_threshold
+
+        http_get: dict[str, Any] | None | Unset
+        if isinstance(self.http_get, Unset):
+            http_get = UNSET
+        elif isinstance(self.http_get, HttpGetProbe):
             http_get = self.http_get.to_dict()
+        else:
+            http_get = self.http_get
 
-        tcp_socket: dict[str, Any] | Unset = UNSET
-        if not isinstance(self.tcp_socket, Unset):
+        tcp_socket: dict[str, Any] | None | Unset
+        if isinstance(self.tcp_socket, Unset):
+            tcp_socket = UNSET
+        elif isinstance(self.tcp_socket, TcpSocketProbe):
             tcp_socket = self.tcp_socket.to_dict()
+        else:
+            tcp_socket = self.tcp_socket
 
-        grpc: dict[str, Any] | Unset = UNSET
-        if not isinstance(self.grpc, Unset):
+        grpc: dict[str, Any] | None | Unset
+        if isinstance(self.grpc, Unset):
+            grpc = UNSET
+        elif isinstance(self.grpc, GrpcProbe):
             grpc = self.grpc.to_dict()
+        else:
+            grpc = self.grpc
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -96,36 +132,102 @@ class Probe:
         from ..models.tcp_socket_probe import TcpSocketProbe
 
         d = dict(src_dict)
-        initial_delay_seconds = d.pop("initialDelaySeconds", UNSET)
 
-        period_seconds = d.pop("periodSeconds", UNSET)
+        def _parse_initial_delay_seconds(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
 
-        timeout_seconds = d.pop("timeoutSeconds", UNSET)
+        initial_delay_seconds = _parse_initial_delay_seconds(d.pop("initialDelaySeconds", UNSET))
 
-        failure_threshold = d.pop("failureThreshold", UNSET)
+        def _parse_period_seconds(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
 
-        success_threshold = d.pop("successThreshold", UNSET)
+        period_seconds = _parse_period_seconds(d.pop("periodSeconds", UNSET))
 
-        _http_get = d.pop("httpGet", UNSET)
-        http_get: HttpGetProbe | Unset
-        if isinstance(_http_get, Unset):
-            http_get = UNSET
-        else:
-            http_get = HttpGetProbe.from_dict(_http_get)
+        def _parse_timeout_seconds(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
 
-        _tcp_socket = d.pop("tcpSocket", UNSET)
-        tcp_socket: TcpSocketProbe | Unset
-        if isinstance(_tcp_socket, Unset):
-            tcp_socket = UNSET
-        else:
-            tcp_socket = TcpSocketProbe.from_dict(_tcp_socket)
+        timeout_seconds = _parse_timeout_seconds(d.pop("timeoutSeconds", UNSET))
 
-        _grpc = d.pop("grpc", UNSET)
-        grpc: GrpcProbe | Unset
-        if isinstance(_grpc, Unset):
-            grpc = UNSET
-        else:
-            grpc = GrpcProbe.from_dict(_grpc)
+        def _parse_failure_threshold(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        failure_threshold = _parse_failure_threshold(d.pop("failureThreshold", UNSET))
+
+        def _parse_success_threshold(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        success_threshold = _parse_success_threshold(d.pop("successThreshold", UNSET))
+
+        def _parse_http_get(data: object) -> HttpGetProbe | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                http_get_type_1 = HttpGetProbe.from_dict(data)
+
+                return http_get_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(HttpGetProbe | None | Unset, data)
+
+        http_get = _parse_http_get(d.pop("httpGet", UNSET))
+
+        def _parse_tcp_socket(data: object) -> None | TcpSocketProbe | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                tcp_socket_type_1 = TcpSocketProbe.from_dict(data)
+
+                return tcp_socket_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | TcpSocketProbe | Unset, data)
+
+        tcp_socket = _parse_tcp_socket(d.pop("tcpSocket", UNSET))
+
+        def _parse_grpc(data: object) -> GrpcProbe | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                grpc_type_1 = GrpcProbe.from_dict(data)
+
+                return grpc_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(GrpcProbe | None | Unset, data)
+
+        grpc = _parse_grpc(d.pop("grpc", UNSET))
 
         probe = cls(
             initial_delay_seconds=initial_delay_seconds,

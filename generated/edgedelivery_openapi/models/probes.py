@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -22,28 +22,42 @@ class Probes:
     """Startup, readiness and liveness probes; each is optional.
 
     Attributes:
-        startup (Probe | Unset): A container probe. Default values are not shown in the reference.
-        readiness (Probe | Unset): A container probe. Default values are not shown in the reference.
-        liveness (Probe | Unset): A container probe. Default values are not shown in the reference.
+        startup (None | Probe | Unset):
+        readiness (None | Probe | Unset):
+        liveness (None | Probe | Unset):
     """
 
-    startup: Probe | Unset = UNSET
-    readiness: Probe | Unset = UNSET
-    liveness: Probe | Unset = UNSET
+    startup: None | Probe | Unset = UNSET
+    readiness: None | Probe | Unset = UNSET
+    liveness: None | Probe | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        startup: dict[str, Any] | Unset = UNSET
-        if not isinstance(self.startup, Unset):
+        from ..models.probe import Probe
+
+        startup: dict[str, Any] | None | Unset
+        if isinstance(self.startup, Unset):
+            startup = UNSET
+        elif isinstance(self.startup, Probe):
             startup = self.startup.to_dict()
+        else:
+            startup = self.startup
 
-        readiness: dict[str, Any] | Unset = UNSET
-        if not isinstance(self.readiness, Unset):
+        readiness: dict[str, Any] | None | Unset
+        if isinstance(self.readiness, Unset):
+            readiness = UNSET
+        elif isinstance(self.readiness, Probe):
             readiness = self.readiness.to_dict()
+        else:
+            readiness = self.readiness
 
-        liveness: dict[str, Any] | Unset = UNSET
-        if not isinstance(self.liveness, Unset):
+        liveness: dict[str, Any] | None | Unset
+        if isinstance(self.liveness, Unset):
+            liveness = UNSET
+        elif isinstance(self.liveness, Probe):
             liveness = self.liveness.to_dict()
+        else:
+            liveness = self.liveness
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -62,26 +76,57 @@ class Probes:
         from ..models.probe import Probe
 
         d = dict(src_dict)
-        _startup = d.pop("startup", UNSET)
-        startup: Probe | Unset
-        if isinstance(_startup, Unset):
-            startup = UNSET
-        else:
-            startup = Probe.from_dict(_startup)
 
-        _readiness = d.pop("readiness", UNSET)
-        readiness: Probe | Unset
-        if isinstance(_readiness, Unset):
-            readiness = UNSET
-        else:
-            readiness = Probe.from_dict(_readiness)
+        def _parse_startup(data: object) -> None | Probe | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                startup_type_1 = Probe.from_dict(data)
 
-        _liveness = d.pop("liveness", UNSET)
-        liveness: Probe | Unset
-        if isinstance(_liveness, Unset):
-            liveness = UNSET
-        else:
-            liveness = Probe.from_dict(_liveness)
+                return startup_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | Probe | Unset, data)
+
+        startup = _parse_startup(d.pop("startup", UNSET))
+
+        def _parse_readiness(data: object) -> None | Probe | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                readiness_type_1 = Probe.from_dict(data)
+
+                return readiness_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | Probe | Unset, data)
+
+        readiness = _parse_readiness(d.pop("readiness", UNSET))
+
+        def _parse_liveness(data: object) -> None | Probe | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                liveness_type_1 = Probe.from_dict(data)
+
+                return liveness_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | Probe | Unset, data)
+
+        liveness = _parse_liveness(d.pop("liveness", UNSET))
 
         probes = cls(
             startup=startup,

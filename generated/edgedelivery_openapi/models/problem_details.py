@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Self, TypeVar
+from typing import Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -18,30 +18,50 @@ class ProblemDetails:
     """Container-area problem-style error body.
 
     Attributes:
-        type_ (str | Unset):
-        title (str | Unset):
-        status (int | Unset):
-        detail (str | Unset):
-        instance (str | Unset):
+        type_ (None | str | Unset):
+        title (None | str | Unset):
+        status (int | None | Unset):
+        detail (None | str | Unset):
+        instance (None | str | Unset):
     """
 
-    type_: str | Unset = UNSET
-    title: str | Unset = UNSET
-    status: int | Unset = UNSET
-    detail: str | Unset = UNSET
-    instance: str | Unset = UNSET
+    type_: None | str | Unset = UNSET
+    title: None | str | Unset = UNSET
+    status: int | None | Unset = UNSET
+    detail: None | str | Unset = UNSET
+    instance: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        type_ = self.type_
+        type_: None | str | Unset
+        if isinstance(self.type_, Unset):
+            type_ = UNSET
+        else:
+            type_ = self.type_
 
-        title = self.title
+        title: None | str | Unset
+        if isinstance(self.title, Unset):
+            title = UNSET
+        else:
+            title = self.title
 
-        status = self.status
+        status: int | None | Unset
+        if isinstance(self.status, Unset):
+            status = UNSET
+        else:
+            status = self.status
 
-        detail = self.detail
+        detail: None | str | Unset
+        if isinstance(self.detail, Unset):
+            detail = UNSET
+        else:
+            detail = self.detail
 
-        instance = self.instance
+        instance: None | str | Unset
+        if isinstance(self.instance, Unset):
+            instance = UNSET
+        else:
+            instance = self.instance
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -62,15 +82,51 @@ class ProblemDetails:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
-        type_ = d.pop("type", UNSET)
 
-        title = d.pop("title", UNSET)
+        def _parse_type_(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
 
-        status = d.pop("status", UNSET)
+        type_ = _parse_type_(d.pop("type", UNSET))
 
-        detail = d.pop("detail", UNSET)
+        def _parse_title(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
 
-        instance = d.pop("instance", UNSET)
+        title = _parse_title(d.pop("title", UNSET))
+
+        def _parse_status(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        status = _parse_status(d.pop("status", UNSET))
+
+        def _parse_detail(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        detail = _parse_detail(d.pop("detail", UNSET))
+
+        def _parse_instance(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        instance = _parse_instance(d.pop("instance", UNSET))
 
         problem_details = cls(
             type_=type_,

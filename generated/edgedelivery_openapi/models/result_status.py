@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Self, TypeVar
+from typing import Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -18,22 +18,34 @@ class ResultStatus:
     """The `error` member of a result wrapper; `success` false reports a failure.
 
     Attributes:
-        success (bool | Unset):
-        message (str | Unset):
-        error_key (str | Unset):
+        success (bool | None | Unset):
+        message (None | str | Unset):
+        error_key (None | str | Unset):
     """
 
-    success: bool | Unset = UNSET
-    message: str | Unset = UNSET
-    error_key: str | Unset = UNSET
+    success: bool | None | Unset = UNSET
+    message: None | str | Unset = UNSET
+    error_key: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        success = self.success
+        success: bool | None | Unset
+        if isinstance(self.success, Unset):
+            success = UNSET
+        else:
+            success = self.success
 
-        message = self.message
+        message: None | str | Unset
+        if isinstance(self.message, Unset):
+            message = UNSET
+        else:
+            message = self.message
 
-        error_key = self.error_key
+        error_key: None | str | Unset
+        if isinstance(self.error_key, Unset):
+            error_key = UNSET
+        else:
+            error_key = self.error_key
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -50,11 +62,33 @@ class ResultStatus:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
-        success = d.pop("success", UNSET)
 
-        message = d.pop("message", UNSET)
+        def _parse_success(data: object) -> bool | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(bool | None | Unset, data)
 
-        error_key = d.pop("errorKey", UNSET)
+        success = _parse_success(d.pop("success", UNSET))
+
+        def _parse_message(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        message = _parse_message(d.pop("message", UNSET))
+
+        def _parse_error_key(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        error_key = _parse_error_key(d.pop("errorKey", UNSET))
 
         result_status = cls(
             success=success,

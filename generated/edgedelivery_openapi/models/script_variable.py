@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Self, TypeVar
+from typing import Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -20,26 +20,42 @@ class ScriptVariable:
     may be absent.
 
         Attributes:
-            id (int | Unset): The identifier assigned to the variable.
-            name (str | Unset):
-            required (bool | Unset):
-            default_value (str | Unset):
+            id (int | None | Unset): The identifier assigned to the variable.
+            name (None | str | Unset):
+            required (bool | None | Unset):
+            default_value (None | str | Unset):
     """
 
-    id: int | Unset = UNSET
-    name: str | Unset = UNSET
-    required: bool | Unset = UNSET
-    default_value: str | Unset = UNSET
+    id: int | None | Unset = UNSET
+    name: None | str | Unset = UNSET
+    required: bool | None | Unset = UNSET
+    default_value: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        id = self.id
+        id: int | None | Unset
+        if isinstance(self.id, Unset):
+            id = UNSET
+        else:
+            id = self.id
 
-        name = self.name
+        name: None | str | Unset
+        if isinstance(self.name, Unset):
+            name = UNSET
+        else:
+            name = self.name
 
-        required = self.required
+        required: bool | None | Unset
+        if isinstance(self.required, Unset):
+            required = UNSET
+        else:
+            required = self.required
 
-        default_value = self.default_value
+        default_value: None | str | Unset
+        if isinstance(self.default_value, Unset):
+            default_value = UNSET
+        else:
+            default_value = self.default_value
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -58,13 +74,42 @@ class ScriptVariable:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
-        id = d.pop("Id", UNSET)
 
-        name = d.pop("Name", UNSET)
+        def _parse_id(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
 
-        required = d.pop("Required", UNSET)
+        id = _parse_id(d.pop("Id", UNSET))
 
-        default_value = d.pop("DefaultValue", UNSET)
+        def _parse_name(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        name = _parse_name(d.pop("Name", UNSET))
+
+        def _parse_required(data: object) -> bool | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(bool | None | Unset, data)
+
+        required = _parse_required(d.pop("Required", UNSET))
+
+        def _parse_default_value(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        default_value = _parse_default_value(d.pop("DefaultValue", UNSET))
 
         script_variable = cls(
             id=id,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Self, TypeVar
+from typing import Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -19,22 +19,34 @@ class ScriptVariableCreate:
     is not shown in the reference.
 
         Attributes:
-            name (str | Unset): The variable name.
-            required (bool | Unset): Whether the variable must be set.
-            default_value (str | Unset): The default value.
+            name (None | str | Unset): The variable name.
+            required (bool | None | Unset): Whether the variable must be set.
+            default_value (None | str | Unset): The default value.
     """
 
-    name: str | Unset = UNSET
-    required: bool | Unset = UNSET
-    default_value: str | Unset = UNSET
+    name: None | str | Unset = UNSET
+    required: bool | None | Unset = UNSET
+    default_value: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        name = self.name
+        name: None | str | Unset
+        if isinstance(self.name, Unset):
+            name = UNSET
+        else:
+            name = self.name
 
-        required = self.required
+        required: bool | None | Unset
+        if isinstance(self.required, Unset):
+            required = UNSET
+        else:
+            required = self.required
 
-        default_value = self.default_value
+        default_value: None | str | Unset
+        if isinstance(self.default_value, Unset):
+            default_value = UNSET
+        else:
+            default_value = self.default_value
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -51,11 +63,33 @@ class ScriptVariableCreate:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
-        name = d.pop("Name", UNSET)
 
-        required = d.pop("Required", UNSET)
+        def _parse_name(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
 
-        default_value = d.pop("DefaultValue", UNSET)
+        name = _parse_name(d.pop("Name", UNSET))
+
+        def _parse_required(data: object) -> bool | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(bool | None | Unset, data)
+
+        required = _parse_required(d.pop("Required", UNSET))
+
+        def _parse_default_value(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        default_value = _parse_default_value(d.pop("DefaultValue", UNSET))
 
         script_variable_create = cls(
             name=name,

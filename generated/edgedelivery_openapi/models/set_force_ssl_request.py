@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Self, TypeVar
+from typing import Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 
@@ -15,16 +15,18 @@ class SetForceSslRequest:
     """Force SSL request for one hostname of a pull zone (2.1).
 
     Attributes:
-        hostname (str): The hostname of the pull zone that is updated.
-        force_ssl (bool): true forces SSL on that hostname.
+        hostname (None | str): The hostname of the pull zone that is updated.
+        force_ssl (bool | None): true forces SSL on that hostname.
     """
 
-    hostname: str
-    force_ssl: bool
+    hostname: None | str
+    force_ssl: bool | None
 
     def to_dict(self) -> dict[str, Any]:
+        hostname: None | str
         hostname = self.hostname
 
+        force_ssl: bool | None
         force_ssl = self.force_ssl
 
         field_dict: dict[str, Any] = {}
@@ -41,9 +43,20 @@ class SetForceSslRequest:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
-        hostname = d.pop("Hostname")
 
-        force_ssl = d.pop("ForceSSL")
+        def _parse_hostname(data: object) -> None | str:
+            if data is None:
+                return data
+            return cast(None | str, data)
+
+        hostname = _parse_hostname(d.pop("Hostname"))
+
+        def _parse_force_ssl(data: object) -> bool | None:
+            if data is None:
+                return data
+            return cast(bool | None, data)
+
+        force_ssl = _parse_force_ssl(d.pop("ForceSSL"))
 
         set_force_ssl_request = cls(
             hostname=hostname,

@@ -24,97 +24,198 @@ class ShieldZoneConfig:
     semantics of the fields are not shown in the reference.
 
         Attributes:
-            shield_zone_id (int | Unset):
-            pull_zone_id (int | Unset):
-            learning_mode (bool | Unset):
-            learning_mode_until (datetime.datetime | Unset):
-            waf_enabled (bool | Unset):
-            waf_disabled_rules (list[str] | Unset):
-            waf_log_only_rules (list[str] | Unset):
-            waf_custom_rule_order (list[int] | Unset):
-            waf_request_header_logging_enabled (bool | Unset):
-            request_body_logging_enabled (bool | Unset):
-            waf_request_ignored_headers (list[str] | Unset):
-            waf_realtime_threat_intelligence_enabled (bool | Unset):
-            waf_profile_id (int | Unset):
-            waf_engine_config (list[WafEngineSetting] | Unset):
-            rate_limit_rules_limit (int | Unset):
-            custom_waf_rules_limit (int | Unset):
-            d_do_s_challenge_window (int | Unset):
-            whitelabel_response_pages (bool | Unset):
+            shield_zone_id (int | None | Unset):
+            pull_zone_id (int | None | Unset):
+            learning_mode (bool | None | Unset):
+            learning_mode_until (datetime.datetime | None | Unset):
+            waf_enabled (bool | None | Unset):
+            waf_disabled_rules (list[None | str] | None | Unset):
+            waf_log_only_rules (list[None | str] | None | Unset):
+            waf_custom_rule_order (list[int | None] | None | Unset):
+            waf_request_header_logging_enabled (bool | None | Unset):
+            request_body_logging_enabled (bool | None | Unset):
+            waf_request_ignored_headers (list[None | str] | None | Unset):
+            waf_realtime_threat_intelligence_enabled (bool | None | Unset):
+            waf_profile_id (int | None | Unset):
+            waf_engine_config (list[None | WafEngineSetting] | None | Unset):
+            rate_limit_rules_limit (int | None | Unset):
+            custom_waf_rules_limit (int | None | Unset):
+            d_do_s_challenge_window (int | None | Unset):
+            whitelabel_response_pages (bool | None | Unset):
     """
 
-    shield_zone_id: int | Unset = UNSET
-    pull_zone_id: int | Unset = UNSET
-    learning_mode: bool | Unset = UNSET
-    learning_mode_until: datetime.datetime | Unset = UNSET
-    waf_enabled: bool | Unset = UNSET
-    waf_disabled_rules: list[str] | Unset = UNSET
-    waf_log_only_rules: list[str] | Unset = UNSET
-    waf_custom_rule_order: list[int] | Unset = UNSET
-    waf_request_header_logging_enabled: bool | Unset = UNSET
-    request_body_logging_enabled: bool | Unset = UNSET
-    waf_request_ignored_headers: list[str] | Unset = UNSET
-    waf_realtime_threat_intelligence_enabled: bool | Unset = UNSET
-    waf_profile_id: int | Unset = UNSET
-    waf_engine_config: list[WafEngineSetting] | Unset = UNSET
-    rate_limit_rules_limit: int | Unset = UNSET
-    custom_waf_rules_limit: int | Unset = UNSET
-    d_do_s_challenge_window: int | Unset = UNSET
-    whitelabel_response_pages: bool | Unset = UNSET
+    shield_zone_id: int | None | Unset = UNSET
+    pull_zone_id: int | None | Unset = UNSET
+    learning_mode: bool | None | Unset = UNSET
+    learning_mode_until: datetime.datetime | None | Unset = UNSET
+    waf_enabled: bool | None | Unset = UNSET
+    waf_disabled_rules: list[None | str] | None | Unset = UNSET
+    waf_log_only_rules: list[None | str] | None | Unset = UNSET
+    waf_custom_rule_order: list[int | None] | None | Unset = UNSET
+    waf_request_header_logging_enabled: bool | None | Unset = UNSET
+    request_body_logging_enabled: bool | None | Unset = UNSET
+    waf_request_ignored_headers: list[None | str] | None | Unset = UNSET
+    waf_realtime_threat_intelligence_enabled: bool | None | Unset = UNSET
+    waf_profile_id: int | None | Unset = UNSET
+    waf_engine_config: list[None | WafEngineSetting] | None | Unset = UNSET
+    rate_limit_rules_limit: int | None | Unset = UNSET
+    custom_waf_rules_limit: int | None | Unset = UNSET
+    d_do_s_challenge_window: int | None | Unset = UNSET
+    whitelabel_response_pages: bool | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        shield_zone_id = self.shield_zone_id
+        from ..models.waf_engine_setting import WafEngineSetting
 
-        pull_zone_id = self.pull_zone_id
+        shield_zone_id: int | None | Unset
+        if isinstance(self.shield_zone_id, Unset):
+            shield_zone_id = UNSET
+        else:
+            shield_zone_id = self.shield_zone_id
 
-        learning_mode = self.learning_mode
+        pull_zone_id: int | None | Unset
+        if isinstance(self.pull_zone_id, Unset):
+            pull_zone_id = UNSET
+        else:
+            pull_zone_id = self.pull_zone_id
 
-        learning_mode_until: str | Unset = UNSET
-        if not isinstance(self.learning_mode_until, Unset):
+        learning_mode: bool | None | Unset
+        if isinstance(self.learning_mode, Unset):
+            learning_mode = UNSET
+        else:
+            learning_mode = self.learning_mode
+
+        learning_mode_until: None | str | Unset
+        if isinstance(self.learning_mode_until, Unset):
+            learning_mode_until = UNSET
+        elif isinstance(self.learning_mode_until, datetime.datetime):
             learning_mode_until = self.learning_mode_until.isoformat()
+        else:
+            learning_mode_until = self.learning_mode_until
 
-        waf_enabled = self.waf_enabled
+        waf_enabled: bool | None | Unset
+        if isinstance(self.waf_enabled, Unset):
+            waf_enabled = UNSET
+        else:
+            waf_enabled = self.waf_enabled
 
-        waf_disabled_rules: list[str] | Unset = UNSET
-        if not isinstance(self.waf_disabled_rules, Unset):
+        waf_disabled_rules: list[None | str] | None | Unset
+        if isinstance(self.waf_disabled_rules, Unset):
+            waf_disabled_rules = UNSET
+        elif isinstance(self.waf_disabled_rules, list):
+            waf_disabled_rules = []
+            for waf_disabled_rules_type_0_item_data in self.waf_disabled_rules:
+                waf_disabled_rules_type_0_item: None | str
+                waf_disabled_rules_type_0_item = waf_disabled_rules_type_0_item_data
+                waf_disabled_rules.append(waf_disabled_rules_type_0_item)
+
+        else:
             waf_disabled_rules = self.waf_disabled_rules
 
-        waf_log_only_rules: list[str] | Unset = UNSET
-        if not isinstance(self.waf_log_only_rules, Unset):
+        waf_log_only_rules: list[None | str] | None | Unset
+        if isinstance(self.waf_log_only_rules, Unset):
+            waf_log_only_rules = UNSET
+        elif isinstance(self.waf_log_only_rules, list):
+            waf_log_only_rules = []
+            for waf_log_only_rules_type_0_item_data in self.waf_log_only_rules:
+                waf_log_only_rules_type_0_item: None | str
+                waf_log_only_rules_type_0_item = waf_log_only_rules_type_0_item_data
+                waf_log_only_rules.append(waf_log_only_rules_type_0_item)
+
+        else:
             waf_log_only_rules = self.waf_log_only_rules
 
-        waf_custom_rule_order: list[int] | Unset = UNSET
-        if not isinstance(self.waf_custom_rule_order, Unset):
+        waf_custom_rule_order: list[int | None] | None | Unset
+        if isinstance(self.waf_custom_rule_order, Unset):
+            waf_custom_rule_order = UNSET
+        elif isinstance(self.waf_custom_rule_order, list):
+            waf_custom_rule_order = []
+            for waf_custom_rule_order_type_0_item_data in self.waf_custom_rule_order:
+                waf_custom_rule_order_type_0_item: int | None
+                waf_custom_rule_order_type_0_item = waf_custom_rule_order_type_0_item_data
+                waf_custom_rule_order.append(waf_custom_rule_order_type_0_item)
+
+        else:
             waf_custom_rule_order = self.waf_custom_rule_order
 
-        waf_request_header_logging_enabled = self.waf_request_header_logging_enabled
+        waf_request_header_logging_enabled: bool | None | Unset
+        if isinstance(self.waf_request_header_logging_enabled, Unset):
+            waf_request_header_logging_enabled = UNSET
+        else:
+            waf_request_header_logging_enabled = self.waf_request_header_logging_enabled
 
-        request_body_logging_enabled = self.request_body_logging_enabled
+        request_body_logging_enabled: bool | None | Unset
+        if isinstance(self.request_body_logging_enabled, Unset):
+            request_body_logging_enabled = UNSET
+        else:
+            request_body_logging_enabled = self.request_body_logging_enabled
 
-        waf_request_ignored_headers: list[str] | Unset = UNSET
-        if not isinstance(self.waf_request_ignored_headers, Unset):
+        waf_request_ignored_headers: list[None | str] | None | Unset
+        if isinstance(self.waf_request_ignored_headers, Unset):
+            waf_request_ignored_headers = UNSET
+        elif isinstance(self.waf_request_ignored_headers, list):
+            waf_request_ignored_headers = []
+            for waf_request_ignored_headers_type_0_item_data in self.waf_request_ignored_headers:
+                waf_request_ignored_headers_type_0_item: None | str
+                waf_request_ignored_headers_type_0_item = (
+                    waf_request_ignored_headers_type_0_item_data
+                )
+                waf_request_ignored_headers.append(waf_request_ignored_headers_type_0_item)
+
+        else:
             waf_request_ignored_headers = self.waf_request_ignored_headers
 
-        waf_realtime_threat_intelligence_enabled = self.waf_realtime_threat_intelligence_enabled
+        waf_realtime_threat_intelligence_enabled: bool | None | Unset
+        if isinstance(self.waf_realtime_threat_intelligence_enabled, Unset):
+            waf_realtime_threat_intelligence_enabled = UNSET
+        else:
+            waf_realtime_threat_intelligence_enabled = self.waf_realtime_threat_intelligence_enabled
 
-        waf_profile_id = self.waf_profile_id
+        waf_profile_id: int | None | Unset
+        if isinstance(self.waf_profile_id, Unset):
+            waf_profile_id = UNSET
+        else:
+            waf_profile_id = self.waf_profile_id
 
-        waf_engine_config: list[dict[str, Any]] | Unset = UNSET
-        if not isinstance(self.waf_engine_config, Unset):
+        waf_engine_config: list[dict[str, Any] | None] | None | Unset
+        if isinstance(self.waf_engine_config, Unset):
+            waf_engine_config = UNSET
+        elif isinstance(self.waf_engine_config, list):
             waf_engine_config = []
-            for waf_engine_config_item_data in self.waf_engine_config:
-                waf_engine_config_item = waf_engine_config_item_data.to_dict()
-                waf_engine_config.append(waf_engine_config_item)
+            for waf_engine_config_type_0_item_data in self.waf_engine_config:
+                waf_engine_config_type_0_item: dict[str, Any] | None
+                if isinstance(waf_engine_config_type_0_item_data, WafEngineSetting):
+                    waf_engine_config_type_0_item = waf_engine_config_type_0_item_data.to_dict()
+                else:
+                    waf_engine_config_type_0_item = waf_engine_config_type_0_item_data
+                waf_engine_config.append(waf_engine_config_type_0_item)
 
-        rate_limit_rules_limit = self.rate_limit_rules_limit
+        else:
+            waf_engine_config = self.waf_engine_config
 
-        custom_waf_rules_limit = self.custom_waf_rules_limit
+        rate_limit_rules_limit: int | None | Unset
+        if isinstance(self.rate_limit_rules_limit, Unset):
+            rate_limit_rules_limit = UNSET
+        else:
+            rate_limit_rules_limit = self.rate_limit_rules_limit
 
-        d_do_s_challenge_window = self.d_do_s_challenge_window
+        custom_waf_rules_limit: int | None | Unset
+        if isinstance(self.custom_waf_rules_limit, Unset):
+            custom_waf_rules_limit = UNSET
+        else:
+            custom_waf_rules_limit = self.custom_waf_rules_limit
 
-        whitelabel_response_pages = self.whitelabel_response_pages
+        d_do_s_challenge_window: int | None | Unset
+        if isinstance(self.d_do_s_challenge_window, Unset):
+            d_do_s_challenge_window = UNSET
+        else:
+            d_do_s_challenge_window = self.d_do_s_challenge_window
+
+        whitelabel_response_pages: bool | None | Unset
+        if isinstance(self.whitelabel_response_pages, Unset):
+            whitelabel_response_pages = UNSET
+        else:
+            whitelabel_response_pages = self.whitelabel_response_pages
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -165,55 +266,309 @@ class ShieldZoneConfig:
         from ..models.waf_engine_setting import WafEngineSetting
 
         d = dict(src_dict)
-        shield_zone_id = d.pop("shieldZoneId", UNSET)
 
-        pull_zone_id = d.pop("pullZoneId", UNSET)
+        def _parse_shield_zone_id(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
 
-        learning_mode = d.pop("learningMode", UNSET)
+        shield_zone_id = _parse_shield_zone_id(d.pop("shieldZoneId", UNSET))
 
-        _learning_mode_until = d.pop("learningModeUntil", UNSET)
-        learning_mode_until: datetime.datetime | Unset
-        if isinstance(_learning_mode_until, Unset):
-            learning_mode_until = UNSET
-        else:
-            learning_mode_until = datetime.datetime.fromisoformat(_learning_mode_until)
+        def _parse_pull_zone_id(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
 
-        waf_enabled = d.pop("wafEnabled", UNSET)
+        pull_zone_id = _parse_pull_zone_id(d.pop("pullZoneId", UNSET))
 
-        waf_disabled_rules = cast(list[str], d.pop("wafDisabledRules", UNSET))
+        def _parse_learning_mode(data: object) -> bool | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(bool | None | Unset, data)
 
-        waf_log_only_rules = cast(list[str], d.pop("wafLogOnlyRules", UNSET))
+        learning_mode = _parse_learning_mode(d.pop("learningMode", UNSET))
 
-        waf_custom_rule_order = cast(list[int], d.pop("wafCustomRuleOrder", UNSET))
+        def _parse_learning_mode_until(data: object) -> datetime.datetime | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                learning_mode_until_type_0 = datetime.datetime.fromisoformat(data.upper())
 
-        waf_request_header_logging_enabled = d.pop("wafRequestHeaderLoggingEnabled", UNSET)
+                return learning_mode_until_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(datetime.datetime | None | Unset, data)
 
-        request_body_logging_enabled = d.pop("requestBodyLoggingEnabled", UNSET)
+        learning_mode_until = _parse_learning_mode_until(d.pop("learningModeUntil", UNSET))
 
-        waf_request_ignored_headers = cast(list[str], d.pop("wafRequestIgnoredHeaders", UNSET))
+        def _parse_waf_enabled(data: object) -> bool | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(bool | None | Unset, data)
 
-        waf_realtime_threat_intelligence_enabled = d.pop(
-            "wafRealtimeThreatIntelligenceEnabled", UNSET
+        waf_enabled = _parse_waf_enabled(d.pop("wafEnabled", UNSET))
+
+        def _parse_waf_disabled_rules(data: object) -> list[None | str] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                waf_disabled_rules_type_0 = []
+                _waf_disabled_rules_type_0 = data
+                for waf_disabled_rules_type_0_item_data in _waf_disabled_rules_type_0:
+
+                    def _parse_waf_disabled_rules_type_0_item(data: object) -> None | str:
+                        if data is None:
+                            return data
+                        return cast(None | str, data)
+
+                    waf_disabled_rules_type_0_item = _parse_waf_disabled_rules_type_0_item(
+                        waf_disabled_rules_type_0_item_data
+                    )
+
+                    waf_disabled_rules_type_0.append(waf_disabled_rules_type_0_item)
+
+                return waf_disabled_rules_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[None | str] | None | Unset, data)
+
+        waf_disabled_rules = _parse_waf_disabled_rules(d.pop("wafDisabledRules", UNSET))
+
+        def _parse_waf_log_only_rules(data: object) -> list[None | str] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                waf_log_only_rules_type_0 = []
+                _waf_log_only_rules_type_0 = data
+                for waf_log_only_rules_type_0_item_data in _waf_log_only_rules_type_0:
+
+                    def _parse_waf_log_only_rules_type_0_item(data: object) -> None | str:
+                        if data is None:
+                            return data
+                        return cast(None | str, data)
+
+                    waf_log_only_rules_type_0_item = _parse_waf_log_only_rules_type_0_item(
+                        waf_log_only_rules_type_0_item_data
+                    )
+
+                    waf_log_only_rules_type_0.append(waf_log_only_rules_type_0_item)
+
+                return waf_log_only_rules_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[None | str] | None | Unset, data)
+
+        waf_log_only_rules = _parse_waf_log_only_rules(d.pop("wafLogOnlyRules", UNSET))
+
+        def _parse_waf_custom_rule_order(data: object) -> list[int | None] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                waf_custom_rule_order_type_0 = []
+                _waf_custom_rule_order_type_0 = data
+                for waf_custom_rule_order_type_0_item_data in _waf_custom_rule_order_type_0:
+
+                    def _parse_waf_custom_rule_order_type_0_item(data: object) -> int | None:
+                        if data is None:
+                            return data
+                        return cast(int | None, data)
+
+                    waf_custom_rule_order_type_0_item = _parse_waf_custom_rule_order_type_0_item(
+                        waf_custom_rule_order_type_0_item_data
+                    )
+
+                    waf_custom_rule_order_type_0.append(waf_custom_rule_order_type_0_item)
+
+                return waf_custom_rule_order_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[int | None] | None | Unset, data)
+
+        waf_custom_rule_order = _parse_waf_custom_rule_order(d.pop("wafCustomRuleOrder", UNSET))
+
+        def _parse_waf_request_header_logging_enabled(data: object) -> bool | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(bool | None | Unset, data)
+
+        waf_request_header_logging_enabled = _parse_waf_request_header_logging_enabled(
+            d.pop("wafRequestHeaderLoggingEnabled", UNSET)
         )
 
-        waf_profile_id = d.pop("wafProfileId", UNSET)
+        def _parse_request_body_logging_enabled(data: object) -> bool | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(bool | None | Unset, data)
 
-        _waf_engine_config = d.pop("wafEngineConfig", UNSET)
-        waf_engine_config: list[WafEngineSetting] | Unset = UNSET
-        if _waf_engine_config is not UNSET:
-            waf_engine_config = []
-            for waf_engine_config_item_data in _waf_engine_config:
-                waf_engine_config_item = WafEngineSetting.from_dict(waf_engine_config_item_data)
+        request_body_logging_enabled = _parse_request_body_logging_enabled(
+            d.pop("requestBodyLoggingEnabled", UNSET)
+        )
 
-                waf_engine_config.append(waf_engine_config_item)
+        def _parse_waf_request_ignored_headers(data: object) -> list[None | str] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                waf_request_ignored_headers_type_0 = []
+                _waf_request_ignored_headers_type_0 = data
+                for (
+                    waf_request_ignored_headers_type_0_item_data
+                ) in _waf_request_ignored_headers_type_0:
 
-        rate_limit_rules_limit = d.pop("rateLimitRulesLimit", UNSET)
+                    def _parse_waf_request_ignored_headers_type_0_item(data: object) -> None | str:
+                        if data is None:
+                            return data
+                        return cast(None | str, data)
 
-        custom_waf_rules_limit = d.pop("customWafRulesLimit", UNSET)
+                    waf_request_ignored_headers_type_0_item = (
+                        _parse_waf_request_ignored_headers_type_0_item(
+                            waf_request_ignored_headers_type_0_item_data
+                        )
+                    )
 
-        d_do_s_challenge_window = d.pop("dDoSChallengeWindow", UNSET)
+                    waf_request_ignored_headers_type_0.append(
+                        waf_request_ignored_headers_type_0_item
+                    )
 
-        whitelabel_response_pages = d.pop("whitelabelResponsePages", UNSET)
+                return waf_request_ignored_headers_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[None | str] | None | Unset, data)
+
+        waf_request_ignored_headers = _parse_waf_request_ignored_headers(
+            d.pop("wafRequestIgnoredHeaders", UNSET)
+        )
+
+        def _parse_waf_realtime_threat_intelligence_enabled(data: object) -> bool | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(bool | None | Unset, data)
+
+        waf_realtime_threat_intelligence_enabled = _parse_waf_realtime_threat_intelligence_enabled(
+            d.pop("wafRealtimeThreatIntelligenceEnabled", UNSET)
+        )
+
+        def _parse_waf_profile_id(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        waf_profile_id = _parse_waf_profile_id(d.pop("wafProfileId", UNSET))
+
+        def _parse_waf_engine_config(data: object) -> list[None | WafEngineSetting] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                waf_engine_config_type_0 = []
+                _waf_engine_config_type_0 = data
+                for waf_engine_config_type_0_item_data in _waf_engine_config_type_0:
+
+                    def _parse_waf_engine_config_type_0_item(
+                        data: object,
+                    ) -> None | WafEngineSetting:
+                        if data is None:
+                            return data
+                        try:
+                            if not isinstance(data, dict):
+                                raise TypeError()
+                            waf_engine_config_type_0_item_type_1 = WafEngineSetting.from_dict(data)
+
+                            return waf_engine_config_type_0_item_type_1
+                        except (TypeError, ValueError, AttributeError, KeyError):
+                            pass
+                        return cast(None | WafEngineSetting, data)
+
+                    waf_engine_config_type_0_item = _parse_waf_engine_config_type_0_item(
+                        waf_engine_config_type_0_item_data
+                    )
+
+                    waf_engine_config_type_0.append(waf_engine_config_type_0_item)
+
+                return waf_engine_config_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[None | WafEngineSetting] | None | Unset, data)
+
+        waf_engine_config = _parse_waf_engine_config(d.pop("wafEngineConfig", UNSET))
+
+        def _parse_rate_limit_rules_limit(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        rate_limit_rules_limit = _parse_rate_limit_rules_limit(d.pop("rateLimitRulesLimit", UNSET))
+
+        def _parse_custom_waf_rules_limit(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        custom_waf_rules_limit = _parse_custom_waf_rules_limit(d.pop("customWafRulesLimit", UNSET))
+
+        def _parse_d_do_s_challenge_window(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        d_do_s_challenge_window = _parse_d_do_s_challenge_window(
+            d.pop("dDoSChallengeWindow", UNSET)
+        )
+
+        def _parse_whitelabel_response_pages(data: object) -> bool | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(bool | None | Unset, data)
+
+        whitelabel_response_pages = _parse_whitelabel_response_pages(
+            d.pop("whitelabelResponsePages", UNSET)
+        )
 
         shield_zone_config = cls(
             shield_zone_id=shield_zone_id,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -24,17 +24,22 @@ class ShieldZoneResponse:
     wrapper (2.8); a body carrying `error.success: false` is read as a failure.
 
         Attributes:
-            data (ShieldZoneConfig | Unset): The web-application-shield configuration of a pull zone (2.7). Units and
-                semantics of the fields are not shown in the reference.
+            data (None | ShieldZoneConfig | Unset):
     """
 
-    data: ShieldZoneConfig | Unset = UNSET
+    data: None | ShieldZoneConfig | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] | Unset = UNSET
-        if not isinstance(self.data, Unset):
+        from ..models.shield_zone_config import ShieldZoneConfig
+
+        data: dict[str, Any] | None | Unset
+        if isinstance(self.data, Unset):
+            data = UNSET
+        elif isinstance(self.data, ShieldZoneConfig):
             data = self.data.to_dict()
+        else:
+            data = self.data
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -49,12 +54,23 @@ class ShieldZoneResponse:
         from ..models.shield_zone_config import ShieldZoneConfig
 
         d = dict(src_dict)
-        _data = d.pop("data", UNSET)
-        data: ShieldZoneConfig | Unset
-        if isinstance(_data, Unset):
-            data = UNSET
-        else:
-            data = ShieldZoneConfig.from_dict(_data)
+
+        def _parse_data(data: object) -> None | ShieldZoneConfig | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                data_type_1 = ShieldZoneConfig.from_dict(data)
+
+                return data_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | ShieldZoneConfig | Unset, data)
+
+        data = _parse_data(d.pop("data", UNSET))
 
         shield_zone_response = cls(
             data=data,

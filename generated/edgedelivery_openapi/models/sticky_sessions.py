@@ -17,24 +17,41 @@ T = TypeVar("T", bound="StickySessions")
 class StickySessions:
     """
     Attributes:
-        enabled (bool | Unset):
-        session_headers (list[str] | Unset):
-        cookie_name (str | Unset):
+        enabled (bool | None | Unset):
+        session_headers (list[None | str] | None | Unset):
+        cookie_name (None | str | Unset):
     """
 
-    enabled: bool | Unset = UNSET
-    session_headers: list[str] | Unset = UNSET
-    cookie_name: str | Unset = UNSET
+    enabled: bool | None | Unset = UNSET
+    session_headers: list[None | str] | None | Unset = UNSET
+    cookie_name: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        enabled = self.enabled
+        enabled: bool | None | Unset
+        if isinstance(self.enabled, Unset):
+            enabled = UNSET
+        else:
+            enabled = self.enabled
 
-        session_headers: list[str] | Unset = UNSET
-        if not isinstance(self.session_headers, Unset):
+        session_headers: list[None | str] | None | Unset
+        if isinstance(self.session_headers, Unset):
+            session_headers = UNSET
+        elif isinstance(self.session_headers, list):
+            session_headers = []
+            for session_headers_type_0_item_data in self.session_headers:
+                session_headers_type_0_item: None | str
+                session_headers_type_0_item = session_headers_type_0_item_data
+                session_headers.append(session_headers_type_0_item)
+
+        else:
             session_headers = self.session_headers
 
-        cookie_name = self.cookie_name
+        cookie_name: None | str | Unset
+        if isinstance(self.cookie_name, Unset):
+            cookie_name = UNSET
+        else:
+            cookie_name = self.cookie_name
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -51,11 +68,54 @@ class StickySessions:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
-        enabled = d.pop("enabled", UNSET)
 
-        session_headers = cast(list[str], d.pop("sessionHeaders", UNSET))
+        def _parse_enabled(data: object) -> bool | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(bool | None | Unset, data)
 
-        cookie_name = d.pop("cookieName", UNSET)
+        enabled = _parse_enabled(d.pop("enabled", UNSET))
+
+        def _parse_session_headers(data: object) -> list[None | str] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                session_headers_type_0 = []
+                _session_headers_type_0 = data
+                for session_headers_type_0_item_data in _session_headers_type_0:
+
+                    def _parse_session_headers_type_0_item(data: object) -> None | str:
+                        if data is None:
+                            return data
+                        return cast(None | str, data)
+
+                    session_headers_type_0_item = _parse_session_headers_type_0_item(
+                        session_headers_type_0_item_data
+                    )
+
+                    session_headers_type_0.append(session_headers_type_0_item)
+
+                return session_headers_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[None | str] | None | Unset, data)
+
+        session_headers = _parse_session_headers(d.pop("sessionHeaders", UNSET))
+
+        def _parse_cookie_name(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        cookie_name = _parse_cookie_name(d.pop("cookieName", UNSET))
 
         sticky_sessions = cls(
             enabled=enabled,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -11,7 +11,7 @@ from attrs import field as _attrs_field
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
-    from ..models.tcp_socket_probe_request import TcpSocketProbeRequest
+    from ..models.tcp_socket_probe_request_type_0 import TcpSocketProbeRequestType0
 
 
 T = TypeVar("T", bound="TcpSocketProbe")
@@ -21,16 +21,22 @@ T = TypeVar("T", bound="TcpSocketProbe")
 class TcpSocketProbe:
     """
     Attributes:
-        request (TcpSocketProbeRequest | Unset):
+        request (None | TcpSocketProbeRequestType0 | Unset):
     """
 
-    request: TcpSocketProbeRequest | Unset = UNSET
+    request: None | TcpSocketProbeRequestType0 | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        request: dict[str, Any] | Unset = UNSET
-        if not isinstance(self.request, Unset):
+        from ..models.tcp_socket_probe_request_type_0 import TcpSocketProbeRequestType0
+
+        request: dict[str, Any] | None | Unset
+        if isinstance(self.request, Unset):
+            request = UNSET
+        elif isinstance(self.request, TcpSocketProbeRequestType0):
             request = self.request.to_dict()
+        else:
+            request = self.request
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -42,15 +48,26 @@ class TcpSocketProbe:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
-        from ..models.tcp_socket_probe_request import TcpSocketProbeRequest
+        from ..models.tcp_socket_probe_request_type_0 import TcpSocketProbeRequestType0
 
         d = dict(src_dict)
-        _request = d.pop("request", UNSET)
-        request: TcpSocketProbeRequest | Unset
-        if isinstance(_request, Unset):
-            request = UNSET
-        else:
-            request = TcpSocketProbeRequest.from_dict(_request)
+
+        def _parse_request(data: object) -> None | TcpSocketProbeRequestType0 | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                request_type_0 = TcpSocketProbeRequestType0.from_dict(data)
+
+                return request_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | TcpSocketProbeRequestType0 | Unset, data)
+
+        request = _parse_request(d.pop("request", UNSET))
 
         tcp_socket_probe = cls(
             request=request,

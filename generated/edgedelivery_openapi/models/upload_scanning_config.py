@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Self, TypeVar
+from typing import Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -17,18 +17,26 @@ T = TypeVar("T", bound="UploadScanningConfig")
 class UploadScanningConfig:
     """
     Attributes:
-        shield_zone_id (int | Unset):
-        is_enabled (bool | Unset):
+        shield_zone_id (int | None | Unset):
+        is_enabled (bool | None | Unset):
     """
 
-    shield_zone_id: int | Unset = UNSET
-    is_enabled: bool | Unset = UNSET
+    shield_zone_id: int | None | Unset = UNSET
+    is_enabled: bool | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        shield_zone_id = self.shield_zone_id
+        shield_zone_id: int | None | Unset
+        if isinstance(self.shield_zone_id, Unset):
+            shield_zone_id = UNSET
+        else:
+            shield_zone_id = self.shield_zone_id
 
-        is_enabled = self.is_enabled
+        is_enabled: bool | None | Unset
+        if isinstance(self.is_enabled, Unset):
+            is_enabled = UNSET
+        else:
+            is_enabled = self.is_enabled
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -43,9 +51,24 @@ class UploadScanningConfig:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
-        shield_zone_id = d.pop("shieldZoneId", UNSET)
 
-        is_enabled = d.pop("isEnabled", UNSET)
+        def _parse_shield_zone_id(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        shield_zone_id = _parse_shield_zone_id(d.pop("shieldZoneId", UNSET))
+
+        def _parse_is_enabled(data: object) -> bool | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(bool | None | Unset, data)
+
+        is_enabled = _parse_is_enabled(d.pop("isEnabled", UNSET))
 
         upload_scanning_config = cls(
             shield_zone_id=shield_zone_id,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -23,22 +23,33 @@ class UploadScanningResponse:
     """The upload scanning configuration inside the `{error, data}` result wrapper (2.8).
 
     Attributes:
-        error (ResultStatus | Unset): The `error` member of a result wrapper; `success` false reports a failure.
-        data (UploadScanningConfig | Unset):
+        error (None | ResultStatus | Unset):
+        data (None | Unset | UploadScanningConfig):
     """
 
-    error: ResultStatus | Unset = UNSET
-    data: UploadScanningConfig | Unset = UNSET
+    error: None | ResultStatus | Unset = UNSET
+    data: None | Unset | UploadScanningConfig = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        error: dict[str, Any] | Unset = UNSET
-        if not isinstance(self.error, Unset):
-            error = self.error.to_dict()
+        from ..models.result_status import ResultStatus
+        from ..models.upload_scanning_config import UploadScanningConfig
 
-        data: dict[str, Any] | Unset = UNSET
-        if not isinstance(self.data, Unset):
+        error: dict[str, Any] | None | Unset
+        if isinstance(self.error, Unset):
+            error = UNSET
+        elif isinstance(self.error, ResultStatus):
+            error = self.error.to_dict()
+        else:
+            error = self.error
+
+        data: dict[str, Any] | None | Unset
+        if isinstance(self.data, Unset):
+            data = UNSET
+        elif isinstance(self.data, UploadScanningConfig):
             data = self.data.to_dict()
+        else:
+            data = self.data
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -56,19 +67,40 @@ class UploadScanningResponse:
         from ..models.upload_scanning_config import UploadScanningConfig
 
         d = dict(src_dict)
-        _error = d.pop("error", UNSET)
-        error: ResultStatus | Unset
-        if isinstance(_error, Unset):
-            error = UNSET
-        else:
-            error = ResultStatus.from_dict(_error)
 
-        _data = d.pop("data", UNSET)
-        data: UploadScanningConfig | Unset
-        if isinstance(_data, Unset):
-            data = UNSET
-        else:
-            data = UploadScanningConfig.from_dict(_data)
+        def _parse_error(data: object) -> None | ResultStatus | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                error_type_1 = ResultStatus.from_dict(data)
+
+                return error_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | ResultStatus | Unset, data)
+
+        error = _parse_error(d.pop("error", UNSET))
+
+        def _parse_data(data: object) -> None | Unset | UploadScanningConfig:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                data_type_1 = UploadScanningConfig.from_dict(data)
+
+                return data_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | Unset | UploadScanningConfig, data)
+
+        data = _parse_data(d.pop("data", UNSET))
 
         upload_scanning_response = cls(
             error=error,

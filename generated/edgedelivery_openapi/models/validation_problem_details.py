@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -22,39 +22,70 @@ class ValidationProblemDetails:
     """Container-area validation-style error body.
 
     Attributes:
-        title (str | Unset):
-        status (int | Unset):
-        detail (str | Unset):
-        instance (str | Unset):
-        errors (list[FieldError] | Unset):
-        id (str | Unset):
+        title (None | str | Unset):
+        status (int | None | Unset):
+        detail (None | str | Unset):
+        instance (None | str | Unset):
+        errors (list[FieldError | None] | None | Unset):
+        id (None | str | Unset):
     """
 
-    title: str | Unset = UNSET
-    status: int | Unset = UNSET
-    detail: str | Unset = UNSET
-    instance: str | Unset = UNSET
-    errors: list[FieldError] | Unset = UNSET
-    id: str | Unset = UNSET
+    title: None | str | Unset = UNSET
+    status: int | None | Unset = UNSET
+    detail: None | str | Unset = UNSET
+    instance: None | str | Unset = UNSET
+    errors: list[FieldError | None] | None | Unset = UNSET
+    id: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        title = self.title
+        from ..models.field_error import FieldError
 
-        status = self.status
+        title: None | str | Unset
+        if isinstance(self.title, Unset):
+            title = UNSET
+        else:
+            title = self.title
 
-        detail = self.detail
+        status: int | None | Unset
+        if isinstance(self.status, Unset):
+            status = UNSET
+        else:
+            status = self.status
 
-        instance = self.instance
+        detail: None | str | Unset
+        if isinstance(self.detail, Unset):
+            detail = UNSET
+        else:
+            detail = self.detail
 
-        errors: list[dict[str, Any]] | Unset = UNSET
-        if not isinstance(self.errors, Unset):
+        instance: None | str | Unset
+        if isinstance(self.instance, Unset):
+            instance = UNSET
+        else:
+            instance = self.instance
+
+        errors: list[dict[str, Any] | None] | None | Unset
+        if isinstance(self.errors, Unset):
+            errors = UNSET
+        elif isinstance(self.errors, list):
             errors = []
-            for errors_item_data in self.errors:
-                errors_item = errors_item_data.to_dict()
-                errors.append(errors_item)
+            for errors_type_0_item_data in self.errors:
+                errors_type_0_item: dict[str, Any] | None
+                if isinstance(errors_type_0_item_data, FieldError):
+                    errors_type_0_item = errors_type_0_item_data.to_dict()
+                else:
+                    errors_type_0_item = errors_type_0_item_data
+                errors.append(errors_type_0_item)
 
-        id = self.id
+        else:
+            errors = self.errors
+
+        id: None | str | Unset
+        if isinstance(self.id, Unset):
+            id = UNSET
+        else:
+            id = self.id
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -79,24 +110,87 @@ class ValidationProblemDetails:
         from ..models.field_error import FieldError
 
         d = dict(src_dict)
-        title = d.pop("title", UNSET)
 
-        status = d.pop("status", UNSET)
+        def _parse_title(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
 
-        detail = d.pop("detail", UNSET)
+        title = _parse_title(d.pop("title", UNSET))
 
-        instance = d.pop("instance", UNSET)
+        def _parse_status(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
 
-        _errors = d.pop("errors", UNSET)
-        errors: list[FieldError] | Unset = UNSET
-        if _errors is not UNSET:
-            errors = []
-            for errors_item_data in _errors:
-                errors_item = FieldError.from_dict(errors_item_data)
+        status = _parse_status(d.pop("status", UNSET))
 
-                errors.append(errors_item)
+        def _parse_detail(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
 
-        id = d.pop("id", UNSET)
+        detail = _parse_detail(d.pop("detail", UNSET))
+
+        def _parse_instance(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        instance = _parse_instance(d.pop("instance", UNSET))
+
+        def _parse_errors(data: object) -> list[FieldError | None] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                errors_type_0 = []
+                _errors_type_0 = data
+                for errors_type_0_item_data in _errors_type_0:
+
+                    def _parse_errors_type_0_item(data: object) -> FieldError | None:
+                        if data is None:
+                            return data
+                        try:
+                            if not isinstance(data, dict):
+                                raise TypeError()
+                            errors_type_0_item_type_1 = FieldError.from_dict(data)
+
+                            return errors_type_0_item_type_1
+                        except (TypeError, ValueError, AttributeError, KeyError):
+                            pass
+                        return cast(FieldError | None, data)
+
+                    errors_type_0_item = _parse_errors_type_0_item(errors_type_0_item_data)
+
+                    errors_type_0.append(errors_type_0_item)
+
+                return errors_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[FieldError | None] | None | Unset, data)
+
+        errors = _parse_errors(d.pop("errors", UNSET))
+
+        def _parse_id(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        id = _parse_id(d.pop("id", UNSET))
 
         validation_problem_details = cls(
             title=title,

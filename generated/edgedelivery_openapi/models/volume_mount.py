@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Self, TypeVar
+from typing import Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -17,18 +17,26 @@ T = TypeVar("T", bound="VolumeMount")
 class VolumeMount:
     """
     Attributes:
-        name (str | Unset):
-        mount_path (str | Unset):
+        name (None | str | Unset):
+        mount_path (None | str | Unset):
     """
 
-    name: str | Unset = UNSET
-    mount_path: str | Unset = UNSET
+    name: None | str | Unset = UNSET
+    mount_path: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        name = self.name
+        name: None | str | Unset
+        if isinstance(self.name, Unset):
+            name = UNSET
+        else:
+            name = self.name
 
-        mount_path = self.mount_path
+        mount_path: None | str | Unset
+        if isinstance(self.mount_path, Unset):
+            mount_path = UNSET
+        else:
+            mount_path = self.mount_path
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -43,9 +51,24 @@ class VolumeMount:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
-        name = d.pop("name", UNSET)
 
-        mount_path = d.pop("mountPath", UNSET)
+        def _parse_name(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        name = _parse_name(d.pop("name", UNSET))
+
+        def _parse_mount_path(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        mount_path = _parse_mount_path(d.pop("mountPath", UNSET))
 
         volume_mount = cls(
             name=name,

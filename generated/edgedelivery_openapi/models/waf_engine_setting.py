@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Self, TypeVar
+from typing import Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -17,18 +17,26 @@ T = TypeVar("T", bound="WafEngineSetting")
 class WafEngineSetting:
     """
     Attributes:
-        name (str | Unset):
-        value_encoded (str | Unset):
+        name (None | str | Unset):
+        value_encoded (None | str | Unset):
     """
 
-    name: str | Unset = UNSET
-    value_encoded: str | Unset = UNSET
+    name: None | str | Unset = UNSET
+    value_encoded: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        name = self.name
+        name: None | str | Unset
+        if isinstance(self.name, Unset):
+            name = UNSET
+        else:
+            name = self.name
 
-        value_encoded = self.value_encoded
+        value_encoded: None | str | Unset
+        if isinstance(self.value_encoded, Unset):
+            value_encoded = UNSET
+        else:
+            value_encoded = self.value_encoded
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -43,9 +51,24 @@ class WafEngineSetting:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
-        name = d.pop("name", UNSET)
 
-        value_encoded = d.pop("valueEncoded", UNSET)
+        def _parse_name(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        name = _parse_name(d.pop("name", UNSET))
+
+        def _parse_value_encoded(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        value_encoded = _parse_value_encoded(d.pop("valueEncoded", UNSET))
 
         waf_engine_setting = cls(
             name=name,

@@ -20,7 +20,7 @@ class DnsZones(Resource):
     def add(
         self,
         *,
-        domain: str | None | Unset = UNSET,
+        domain: str,
         records: Sequence[DnsRecord | Mapping[str, Any]] | None | Unset = UNSET,
         extra_fields: Mapping[str, Any] | None = None,
     ) -> Call[Any]:

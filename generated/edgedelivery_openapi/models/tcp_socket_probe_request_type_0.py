@@ -3,32 +3,60 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Self, TypeVar
+from typing import Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
-T = TypeVar("T", bound="ObjectResultErrorFormattersItem")
+from ..types import UNSET, Unset
+
+T = TypeVar("T", bound="TcpSocketProbeRequestType0")
 
 
 @_attrs_define
-class ObjectResultErrorFormattersItem:
+class TcpSocketProbeRequestType0:
+    """
+    Attributes:
+        port_number (int | None | Unset):
+    """
+
+    port_number: int | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        port_number: int | None | Unset
+        if isinstance(self.port_number, Unset):
+            port_number = UNSET
+        else:
+            port_number = self.port_number
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
+        field_dict.update({})
+        if port_number is not UNSET:
+            field_dict["portNumber"] = port_number
 
         return field_dict
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
-        object_result_error_formatters_item = cls()
 
-        object_result_error_formatters_item.additional_properties = d
-        return object_result_error_formatters_item
+        def _parse_port_number(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        port_number = _parse_port_number(d.pop("portNumber", UNSET))
+
+        tcp_socket_probe_request_type_0 = cls(
+            port_number=port_number,
+        )
+
+        tcp_socket_probe_request_type_0.additional_properties = d
+        return tcp_socket_probe_request_type_0
 
     @property
     def additional_keys(self) -> list[str]:

@@ -3,32 +3,40 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Self, TypeVar
+from typing import Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
-T = TypeVar("T", bound="GrpcProbeRequest")
+T = TypeVar("T", bound="GrpcProbeRequestType0")
 
 
 @_attrs_define
-class GrpcProbeRequest:
+class GrpcProbeRequestType0:
     """
     Attributes:
-        port_number (int | Unset):
-        service_name (str | Unset):
+        port_number (int | None | Unset):
+        service_name (None | str | Unset):
     """
 
-    port_number: int | Unset = UNSET
-    service_name: str | Unset = UNSET
+    port_number: int | None | Unset = UNSET
+    service_name: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        port_number = self.port_number
+        port_number: int | None | Unset
+        if isinstance(self.port_number, Unset):
+            port_number = UNSET
+        else:
+            port_number = self.port_number
 
-        service_name = self.service_name
+        service_name: None | str | Unset
+        if isinstance(self.service_name, Unset):
+            service_name = UNSET
+        else:
+            service_name = self.service_name
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -43,17 +51,32 @@ class GrpcProbeRequest:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
-        port_number = d.pop("portNumber", UNSET)
 
-        service_name = d.pop("serviceName", UNSET)
+        def _parse_port_number(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
 
-        grpc_probe_request = cls(
+        port_number = _parse_port_number(d.pop("portNumber", UNSET))
+
+        def _parse_service_name(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        service_name = _parse_service_name(d.pop("serviceName", UNSET))
+
+        grpc_probe_request_type_0 = cls(
             port_number=port_number,
             service_name=service_name,
         )
 
-        grpc_probe_request.additional_properties = d
-        return grpc_probe_request
+        grpc_probe_request_type_0.additional_properties = d
+        return grpc_probe_request_type_0
 
     @property
     def additional_keys(self) -> list[str]:

@@ -8,43 +8,29 @@ from typing import Any, Self, TypeVar
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
-from ..types import UNSET, Unset
-
-T = TypeVar("T", bound="TcpSocketProbeRequest")
+T = TypeVar("T", bound="HttpGetProbeResponseType0")
 
 
 @_attrs_define
-class TcpSocketProbeRequest:
-    """
-    Attributes:
-        port_number (int | Unset):
-    """
+class HttpGetProbeResponseType0:
+    """No fields are given in the reference."""
 
-    port_number: int | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        port_number = self.port_number
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
-        field_dict.update({})
-        if port_number is not UNSET:
-            field_dict["portNumber"] = port_number
 
         return field_dict
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
-        port_number = d.pop("portNumber", UNSET)
+        http_get_probe_response_type_0 = cls()
 
-        tcp_socket_probe_request = cls(
-            port_number=port_number,
-        )
-
-        tcp_socket_probe_request.additional_properties = d
-        return tcp_socket_probe_request
+        http_get_probe_response_type_0.additional_properties = d
+        return http_get_probe_response_type_0
 
     @property
     def additional_keys(self) -> list[str]:

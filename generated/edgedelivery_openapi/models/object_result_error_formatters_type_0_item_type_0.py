@@ -8,13 +8,11 @@ from typing import Any, Self, TypeVar
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
-T = TypeVar("T", bound="HttpGetProbeResponse")
+T = TypeVar("T", bound="ObjectResultErrorFormattersType0ItemType0")
 
 
 @_attrs_define
-class HttpGetProbeResponse:
-    """No fields are given in the reference."""
-
+class ObjectResultErrorFormattersType0ItemType0:
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -27,10 +25,10 @@ class HttpGetProbeResponse:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
-        http_get_probe_response = cls()
+        object_result_error_formatters_type_0_item_type_0 = cls()
 
-        http_get_probe_response.additional_properties = d
-        return http_get_probe_response
+        object_result_error_formatters_type_0_item_type_0.additional_properties = d
+        return object_result_error_formatters_type_0_item_type_0
 
     @property
     def additional_keys(self) -> list[str]:

@@ -3,32 +3,40 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Self, TypeVar
+from typing import Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
-T = TypeVar("T", bound="HttpGetProbeRequest")
+T = TypeVar("T", bound="HttpGetProbeRequestType0")
 
 
 @_attrs_define
-class HttpGetProbeRequest:
+class HttpGetProbeRequestType0:
     """
     Attributes:
-        path (str | Unset):
-        port_number (int | Unset):
+        path (None | str | Unset):
+        port_number (int | None | Unset):
     """
 
-    path: str | Unset = UNSET
-    port_number: int | Unset = UNSET
+    path: None | str | Unset = UNSET
+    port_number: int | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        path = self.path
+        path: None | str | Unset
+        if isinstance(self.path, Unset):
+            path = UNSET
+        else:
+            path = self.path
 
-        port_number = self.port_number
+        port_number: int | None | Unset
+        if isinstance(self.port_number, Unset):
+            port_number = UNSET
+        else:
+            port_number = self.port_number
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -43,17 +51,32 @@ class HttpGetProbeRequest:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
-        path = d.pop("path", UNSET)
 
-        port_number = d.pop("portNumber", UNSET)
+        def _parse_path(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
 
-        http_get_probe_request = cls(
+        path = _parse_path(d.pop("path", UNSET))
+
+        def _parse_port_number(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        port_number = _parse_port_number(d.pop("portNumber", UNSET))
+
+        http_get_probe_request_type_0 = cls(
             path=path,
             port_number=port_number,
         )
 
-        http_get_probe_request.additional_properties = d
-        return http_get_probe_request
+        http_get_probe_request_type_0.additional_properties = d
+        return http_get_probe_request_type_0
 
     @property
     def additional_keys(self) -> list[str]:
