@@ -9,7 +9,6 @@ import httpx
 import pytest
 
 from edgedelivery_async import models
-from edgedelivery_async.models import UNSET
 
 from .conftest import REGISTRY, SCRIPT_VARIABLE, SHIELD_CONFIG, TEMPLATE, Recorder, mock_client
 
