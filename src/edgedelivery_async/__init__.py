@@ -1,8 +1,15 @@
-"""Asynchronous SDK for the Edge Delivery Management API."""
+"""Asynchronous SDK for the Edge Delivery Management API.
 
-from ._bulk import BulkOutcome, BulkProgress, BulkResult, RateLimiter, collect, fan_out
-from ._call import BoundEndpoint
-from ._client import EdgeDeliveryClient
+Importing the package loads only the exception tree; the client, its transport and
+request validation load when first used (module `__getattr__`), so a process that
+never sends pays nothing for them.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from ._exceptions import (
     APIConnectionError,
     APIError,
@@ -21,13 +28,43 @@ from ._exceptions import (
     NotFoundError,
     PermissionDeniedError,
     RateLimitError,
+    ResponseTooLargeError,
     UnprocessableEntityError,
 )
 from ._logging import setup_from_environment as _setup_logging
-from ._response import APIResponse
-from ._retry import RetryPolicy
-from ._timeouts import Timeout
 from ._version import __version__
+
+if TYPE_CHECKING:
+    from ._bulk import BulkOutcome, BulkProgress, BulkResult, RateLimiter, collect, fan_out
+    from ._call import BoundEndpoint
+    from ._client import EdgeDeliveryClient
+    from ._response import APIResponse
+    from ._retry import RetryPolicy
+    from ._timeouts import Timeout
+
+_LAZY = {
+    "APIResponse": "._response",
+    "BoundEndpoint": "._call",
+    "BulkOutcome": "._bulk",
+    "BulkProgress": "._bulk",
+    "BulkResult": "._bulk",
+    "EdgeDeliveryClient": "._client",
+    "RateLimiter": "._bulk",
+    "RetryPolicy": "._retry",
+    "Timeout": "._timeouts",
+    "collect": "._bulk",
+    "fan_out": "._bulk",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
 
 _setup_logging()
 
@@ -56,6 +93,7 @@ __all__ = [
     "PermissionDeniedError",
     "RateLimitError",
     "RateLimiter",
+    "ResponseTooLargeError",
     "RetryPolicy",
     "Timeout",
     "UnprocessableEntityError",

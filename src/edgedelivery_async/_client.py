@@ -11,9 +11,9 @@ import httpx
 from edgedelivery_openapi.resources import OPERATIONS, Resources
 
 from ._call import BoundEndpoint, Call, Resource, endpoint
-from ._engine import AccessKey, CallOptions, Engine
+from ._engine import CallOptions, Engine
 from ._exceptions import ConfigurationError, InvalidRequestError
-from ._http import Transport
+from ._http import AccessKey, Transport
 from ._retry import RetryPolicy
 from ._runtime import ClientRuntime
 from ._schema import Problem
