@@ -1,0 +1,151 @@
+"""Issue 10's proof: an operation added to the document, regenerated, works everywhere.
+
+On a copy of the project, one operation with a path parameter and query parameters is
+added to the document and `scripts/regenerate.sh` is run. With no hand-written line, the
+new operation is then a typed method on the client, served by the fake, and a command of
+the CLI; the copy's own code is exercised in a subprocess.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+
+NEW_OPERATION = {
+    "get": {
+        "operationId": "PullZone_Get",
+        "tags": ["Pull Zone"],
+        "summary": "Get a pull zone",
+        "security": [{"AccessKey": []}],
+        "parameters": [
+            {"name": "id", "in": "path", "required": True, "schema": {"type": "integer"}},
+            {
+                "name": "includeCertificate",
+                "in": "query",
+                "schema": {"type": "boolean", "default": False},
+            },
+            {
+                "name": "fields",
+                "in": "query",
+                "explode": False,
+                "schema": {"type": "array", "items": {"type": "string"}},
+            },
+        ],
+        "responses": {
+            "200": {
+                "description": "The pull zone.",
+                "content": {
+                    "application/json": {
+                        "schema": {"$ref": "#/components/schemas/PullZoneSummary"},
+                        "example": {"Id": 42, "Name": "zone-42", "Enabled": True},
+                    }
+                },
+            }
+        },
+    }
+}
+NEW_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "Id": {"type": "integer", "format": "int64"},
+        "Name": {"type": "string"},
+        "Enabled": {"type": "boolean"},
+    },
+}
+
+SCRIPT = textwrap.dedent(
+    """
+    import asyncio, contextlib, io, json, threading
+    import httpx
+    from edgedelivery_async import EdgeDeliveryClient, InvalidRequestError
+    from edgedelivery_async.testing import FakeEdgeDelivery
+    from edgedelivery_openapi.models import PullZoneSummary
+
+    fake = FakeEdgeDelivery(access_key="k")
+
+    async def main():
+        http = httpx.AsyncClient(transport=fake)
+        async with EdgeDeliveryClient("k", "https://fake.test", http_client=http) as client:
+            zone = await client.pull_zones.get(42, include_certificate=True, fields=["a", "b"])
+            assert isinstance(zone, PullZoneSummary), zone
+            assert (zone.id, zone.name, zone.enabled) == (42, "zone-42", True)
+            same = await client.call("PullZone_Get", 42)
+            assert same.name == "zone-42"
+            try:
+                await client.pull_zones.get(42, include_certificate="yes")
+            except InvalidRequestError as error:
+                assert "includeCertificate" in str(error)
+            else:
+                raise AssertionError("an invalid query value was sent")
+        sent = fake.requests_for("PullZone_Get")
+        assert sent[0].path == "/pullzone/42?includeCertificate=true&fields=a%2Cb", sent[0].path
+
+    asyncio.run(main())
+
+    # The CLI, against the fake on loopback.
+    from edgedelivery_async.cli._app import run
+    ready, stop = threading.Event(), None
+    box = {}
+    def serve():
+        async def inner():
+            async with fake.serve() as url:
+                box["url"] = url
+                ready.set()
+                while not box.get("stop"):
+                    await asyncio.sleep(0.05)
+        asyncio.run(inner())
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    ready.wait(10)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = run(["--base-url", box["url"], "--access-key", "k", "pull-zones", "get", "42"])
+    box["stop"] = True
+    thread.join(5)
+    assert code == 0, code
+    assert json.loads(out.getvalue())["Name"] == "zone-42", out.getvalue()
+    print("ok")
+    """
+)
+
+
+def test_a_new_operation_needs_no_hand_written_line(tmp_path: Path) -> None:
+    copy = tmp_path / "project"
+    for folder in ("openapi", "codegen", "scripts", "generated", "src"):
+        shutil.copytree(ROOT / folder, copy / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    document = copy / "openapi" / "edge-delivery-1.0.0.yaml"
+    spec = yaml.safe_load(document.read_text(encoding="utf-8"))
+    spec["paths"]["/pullzone/{id}"] = NEW_OPERATION
+    spec["components"]["schemas"]["PullZoneSummary"] = NEW_SCHEMA
+    document.write_text(yaml.safe_dump(spec, sort_keys=False), encoding="utf-8")
+    before = {path.relative_to(copy) for path in (copy / "src").rglob("*.py")}
+
+    env = {**os.environ, "PYTHON": sys.executable}
+    generated = subprocess.run(
+        ["bash", "scripts/regenerate.sh"], cwd=copy, env=env, capture_output=True, text=True
+    )
+    assert generated.returncode == 0, generated.stderr
+
+    surface = (copy / "generated" / "PUBLIC_API.txt").read_text(encoding="utf-8")
+    assert "method pull_zones.get(id: int" in surface or "method pull_zones.get(" in surface
+    assert {path.relative_to(copy) for path in (copy / "src").rglob("*.py")} == before
+
+    path = os.pathsep.join([str(copy / "src"), str(copy / "generated")])
+    ran = subprocess.run(
+        [sys.executable, "-c", SCRIPT],
+        cwd=copy,
+        env={**os.environ, "PYTHONPATH": path},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert ran.stdout.strip().endswith("ok")
