@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import httpx
 
 from ._faults import DroppedConnection
-
-if TYPE_CHECKING:
-    from ._fake import FakeEdgeDelivery
+from ._replies import Responder
 
 
 class FakeTransport(httpx.AsyncBaseTransport):
@@ -20,7 +16,7 @@ class FakeTransport(httpx.AsyncBaseTransport):
     but no reply came back.
     """
 
-    def __init__(self, fake: FakeEdgeDelivery) -> None:
+    def __init__(self, fake: Responder) -> None:
         self._fake = fake
 
     def __repr__(self) -> str:

@@ -1,11 +1,15 @@
-"""What the fake sends: the reply type and the bodies of the API's error families."""
+"""What the fake sends: the reply type, the bodies of the API's error families, and the
+`Responder` protocol the adapters (`_httpx`, `_server`) serve, so they need no fake type."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from http import HTTPStatus
-from typing import Any
+from typing import Any, Protocol
+
+from ._faults import DroppedConnection
 
 _TYPES = {
     400: "https://tools.ietf.org/html/rfc9110#section-15.5.1",
@@ -31,6 +35,16 @@ class Reply:
         """The first value of a header (case-insensitive)."""
         wanted = name.lower()
         return next((v for k, v in self.headers if k.lower() == wanted), None)
+
+
+class Responder(Protocol):
+    """What an adapter serves: one request in, a reply (or a dropped connection) out."""
+
+    async def respond(
+        self, method: str, raw_path: str, headers: Mapping[str, str], body: bytes
+    ) -> Reply | DroppedConnection:
+        """Answer one request; `headers` may use any case for names."""
+        ...
 
 
 def json_reply(status: int, data: Any, headers: tuple[tuple[str, str], ...] = ()) -> Reply:

@@ -6,17 +6,14 @@ import asyncio
 import contextlib
 import signal
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING
 
 from aiohttp import web
 
 from ._faults import DroppedConnection
-
-if TYPE_CHECKING:
-    from ._fake import FakeEdgeDelivery
+from ._replies import Responder
 
 
-def _handler(fake: FakeEdgeDelivery) -> web.Server:
+def _handler(fake: Responder) -> web.Server:
     async def handle(request: web.BaseRequest) -> web.StreamResponse:
         body = await request.read()
         outcome = await fake.respond(request.method, request.raw_path, request.headers, body)
@@ -30,9 +27,7 @@ def _handler(fake: FakeEdgeDelivery) -> web.Server:
 
 
 @contextlib.asynccontextmanager
-async def serve(
-    fake: FakeEdgeDelivery, host: str = "127.0.0.1", port: int = 0
-) -> AsyncIterator[str]:
+async def serve(fake: Responder, host: str = "127.0.0.1", port: int = 0) -> AsyncIterator[str]:
     """Serve `fake` on `host:port` (0: a free port); yields the base URL with the real port."""
     runner = web.ServerRunner(_handler(fake), shutdown_timeout=1.0)
     await runner.setup()
@@ -46,7 +41,7 @@ async def serve(
         await runner.cleanup()
 
 
-async def serve_until_stopped(fake: FakeEdgeDelivery, host: str, port: int) -> None:
+async def serve_until_stopped(fake: Responder, host: str, port: int) -> None:
     """Serve, print the URL (one line), and stop cleanly on SIGINT or SIGTERM."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
