@@ -29,7 +29,7 @@ import jinja2
 import yaml
 from openapi_python_client.strings import ClassName, snake_case
 
-SUCCESS = ("200", "201", "202", "203", "204", "2XX")
+SUCCESS = ("200", "201", "2XX", "203", "204", "202")  # the result, before "accepted"
 INPUT_SCALARS = {"string": "str", "integer": "int", "number": "float", "boolean": "bool"}
 
 

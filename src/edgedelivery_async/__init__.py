@@ -11,6 +11,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from ._exceptions import (
+    AcceptedWithoutResultError,
     APIConnectionError,
     APIError,
     APIResponseValidationError,
@@ -76,6 +77,7 @@ __all__ = [
     "APIResultError",
     "APIStatusError",
     "APITimeoutError",
+    "AcceptedWithoutResultError",
     "AuthenticationError",
     "BadRequestError",
     "BoundEndpoint",

@@ -8,6 +8,7 @@ EdgeDeliveryError
 └── APIError                      a reply that reports or is a failure
     ├── APIStatusError            non-2xx status, one subclass per common status
     ├── APIResultError            2xx whose body reports failure
+    │   └── AcceptedWithoutResultError  202: accepted, but no result
     └── APIResponseValidationError 2xx whose body is not the documented shape
 """
 
@@ -151,6 +152,15 @@ class APIResultError(APIError):
     """A 2xx reply whose body reports failure (`{error: {success: false}}`, a registry `error`)."""
 
 
+class AcceptedWithoutResultError(APIResultError):
+    """The server accepted the request (202) but sent no result, whatever else it sent.
+
+    The shield reads may answer 202 with an accepted-result object (`value`,
+    `formatters`, `contentTypes`, `declaredType`, `statusCode`, any of them absent);
+    retrying later may give the result.
+    """
+
+
 class APIResponseValidationError(APIError):
     """A 2xx reply whose body cannot be read as the documented shape."""
 
@@ -252,3 +262,25 @@ def _reason(status: int) -> str:
         return f" {HTTPStatus(status).phrase}"
     except ValueError:
         return ""
+
+
+class ResponseTooLargeError(APIResponseValidationError):
+    """A reply whose body, decoded (after decompression), exceeds `max_response_bytes`.
+
+    The transport stops reading at the cap, so memory stays bounded whatever the
+    server sends (a gzip body of 262 kB can inflate to 256 MB). It is an
+    `APIResponseValidationError` rather than an `APIConnectionError` because the
+    exchange worked: the server answered, and its answer is not one the documented API
+    gives. Like every `APIError` it carries `status_code` and `headers` (`body` is
+    None: nothing of it is kept), and it is not retried; a connection error would be,
+    which would only download the same oversized reply again. `limit` is the cap in
+    bytes.
+    """
+
+    def __init__(self, raw: RawResponse, *, limit: int) -> None:
+        self.limit = limit
+        super().__init__(
+            raw,
+            None,
+            message=f"the reply is larger than max_response_bytes={limit} bytes once decoded",
+        )

@@ -10,7 +10,7 @@ if TYPE_CHECKING:
     import httpx
 
 from . import _shape
-from ._exceptions import APIResponseValidationError, APIResultError
+from ._exceptions import AcceptedWithoutResultError, APIResponseValidationError, APIResultError
 from ._http import RawResponse
 from ._schema import Operation
 
@@ -57,27 +57,33 @@ class APIResponse(Generic[T]):
 
 
 def json_body(raw: RawResponse) -> Any:
-    """The body of a 2xx reply as JSON (None when empty), failures hidden in it raised."""
+    """The body of a 2xx reply as JSON (None when empty)."""
     if not raw.content or raw.content.isspace():  # no copy of the body
         return None
     try:
-        body = raw.json()
+        return raw.json()
     except (ValueError, RecursionError):
         text = raw.content[:200].decode("utf-8", errors="replace")
         raise APIResponseValidationError(raw, text, message="the reply is not JSON") from None
-    check_result(raw, body)
-    return body
 
 
-def check_result(raw: RawResponse, body: Any) -> None:
-    """Raise APIResultError for a serialized result object that carries no result.
+_RESULT_OBJECT = frozenset({"value", "formatters", "contentTypes", "declaredType", "statusCode"})
 
-    The service sometimes answers 2xx with an ASP.NET result object (`statusCode`,
-    `declaredType`, no `data`) instead of the result; that is no result, whatever
-    the operation.
+
+def check_result(raw: RawResponse, body: Any, value_member: str | None) -> None:
+    """Raise for a 2xx reply that carries no result.
+
+    A 202 without the result (empty, an accepted-result object, or no `value` member)
+    is AcceptedWithoutResultError. An ASP.NET result object (`statusCode` and
+    `declaredType`, no `data`) on another 2xx is APIResultError.
     """
-    shape = isinstance(body, Mapping) and {"statusCode", "declaredType"} <= body.keys()
-    if shape and "data" not in body:
+    is_object = isinstance(body, Mapping)
+    if raw.status == 202:
+        accepted_shape = is_object and body.keys() <= _RESULT_OBJECT
+        missing = value_member is not None and (not is_object or body.get(value_member) is None)
+        if body is None or accepted_shape or missing:
+            raise AcceptedWithoutResultError(raw, body)
+    if is_object and {"statusCode", "declaredType"} <= body.keys() and "data" not in body:
         raise APIResultError(raw, body)
 
 
@@ -92,10 +98,11 @@ def read_result(operation: Operation | None, raw: RawResponse, parser: Any) -> A
     if parser is None:
         return None
     body = json_body(raw)
+    rule = (operation.result_rule if operation is not None else None) or {}
+    check_result(raw, body, str(rule["value"]) if rule.get("value") else None)
     if operation is None:
         return body
     schema = operation.result_schema
-    rule = operation.result_rule or {}
     value = body
     for condition in rule.get("failure", ()):
         if _holds(condition, body):

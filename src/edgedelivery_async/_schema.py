@@ -96,7 +96,7 @@ def operations() -> dict[str, Operation]:
 
 
 _METHODS = frozenset({"get", "put", "post", "delete", "patch", "head", "options"})
-_SUCCESS = ("200", "201", "202", "203", "204", "2XX")
+_SUCCESS = ("200", "201", "2XX", "203", "204", "202")  # the result, before "accepted"
 
 
 def _parameter(node: dict[str, Any]) -> Parameter:

@@ -9,6 +9,7 @@ import httpx
 import pytest
 
 from edgedelivery_async import (
+    AcceptedWithoutResultError,
     APIConnectionError,
     APIError,
     APIResponseValidationError,
@@ -479,3 +480,37 @@ async def test_nulls_read_as_none_and_absent_members_as_unset() -> None:
         registry = await REGISTRY_GET[1](client)
     assert (registry.account_id, registry.user_name, registry.is_public) == (None, None, None)
     assert registry.host_name is UNSET
+
+
+ACCEPTED_BODIES = {
+    "empty": b"",
+    "empty-object": b"{}",
+    "all-members": json.dumps(
+        {
+            "value": None,
+            "formatters": [],
+            "contentTypes": ["application/json"],
+            "declaredType": "ShieldZoneResponse",
+            "statusCode": 202,
+        }
+    ).encode(),
+    "no-declared-type": b'{"value": null, "formatters": [], "statusCode": 202}',
+    "only-status": b'{"statusCode": 202}',
+    "wrapper-without-data": b'{"error": {"success": true}}',
+}
+
+
+@pytest.mark.parametrize("content", ACCEPTED_BODIES.values(), ids=ACCEPTED_BODIES.keys())
+@pytest.mark.parametrize("call", [SHIELD, SCANNING], ids=["shield", "scanning"])
+async def test_accepted_without_result_is_one_class(call: Any, content: bytes) -> None:
+    error = await raised(reply(202, content=content), call[1])
+
+    assert type(error) is AcceptedWithoutResultError
+    assert isinstance(error, APIResultError)
+    assert error.status_code == 202
+
+
+async def test_accepted_with_the_result_returns_it() -> None:
+    async with mock_client(Recorder(reply(202, {"data": SHIELD_CONFIG}))) as client:
+        config = await SHIELD[1](client)
+    assert config.shield_zone_id == SHIELD_CONFIG["shieldZoneId"]

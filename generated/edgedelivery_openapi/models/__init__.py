@@ -2,6 +2,10 @@
 # Do not edit: change the document or codegen/, then run scripts/regenerate.sh.
 """Contains all the data models used in inputs/outputs"""
 
+from .accepted_result import AcceptedResult
+from .accepted_result_formatters_type_0_item_type_0 import (
+    AcceptedResultFormattersType0ItemType0,
+)
 from .api_error_data import ApiErrorData
 from .container_registry import ContainerRegistry
 from .container_registry_add_response_default import ContainerRegistryAddResponseDefault
@@ -67,6 +71,8 @@ from .volume_mount import VolumeMount
 from .waf_engine_setting import WafEngineSetting
 
 __all__ = (
+    "AcceptedResult",
+    "AcceptedResultFormattersType0ItemType0",
     "ApiErrorData",
     "ContainerRegistry",
     "ContainerRegistryAddResponseDefault",
