@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
+
 import httpx
 import pytest
 
-from edgedelivery_async.testing import FakeEdgeDelivery
+from edgedelivery_async.testing import FakeEdgeDelivery, _inputs
 
 from .conftest import AUTH, conforms
 
@@ -206,3 +208,80 @@ async def test_force_ssl_path_id_must_be_an_int64(http: httpx.AsyncClient) -> No
         )
         assert response.status_code == 400
         assert response.json()["Field"] == "id"
+
+
+UNPARSEABLE = {
+    "deeply-nested": b"[" * 100_000,
+    "nested-and-closed": b"[" * 900 + b"]" * 900,
+    "deep-inside-an-object": b'{"Name": ' + b"[" * 5_000 + b"]" * 5_000 + b"}",
+    "invalid-utf8": b'{"Domain": "\xff\xfe"}',
+    "lone-continuation-byte": b"\x80",
+    "utf16-bom-garbage": b"\xff\xfe{\x00",
+    "unterminated-string": b'{"Domain": "' + b'\\"' * 10_000,
+}
+NOT_AN_OBJECT = [b"[1]", b'"text"', b"1", b"null", b"true"]
+
+
+@pytest.mark.parametrize(
+    ("operation_id", "path"),
+    [
+        ("DnsZone_Add", "/dnszone"),
+        ("ComputeScript_AddVariable", "/compute/script/7/variables/add"),
+        ("ContainerRegistry_Add", "/mc/registries"),
+        ("ContainerTemplate_Add", "/mc/apps/app-1/containers"),
+    ],
+)
+@pytest.mark.parametrize(
+    "payload",
+    [*UNPARSEABLE.values(), *NOT_AN_OBJECT],
+    ids=[*UNPARSEABLE, *(p.decode() for p in NOT_AN_OBJECT)],
+)
+async def test_a_body_that_cannot_be_read_is_a_400_never_a_500(
+    http: httpx.AsyncClient,
+    fake: FakeEdgeDelivery,
+    operation_id: str,
+    path: str,
+    payload: bytes,
+) -> None:
+    """Issue 13 item 6: in-process and over HTTP alike, with the request still recorded."""
+    response = await http.post(path, content=payload, headers=JSON)
+    assert response.status_code == 400, response.text
+    conforms(operation_id, response)
+    [recorded] = fake.requests
+    assert recorded.status == 400
+    assert recorded.operation_id == operation_id
+    assert recorded.json is None or recorded.json == json.loads(payload)
+    assert fake.dns_zones() == []
+
+
+async def test_deep_nesting_is_named_in_the_error(http: httpx.AsyncClient) -> None:
+    response = await http.post("/dnszone", content=b"[" * 100_000, headers=JSON)
+    assert response.status_code == 400
+    assert response.json()["ErrorKey"] == "request.malformed_json"
+    assert "nested" in response.json()["Message"]
+
+
+async def test_reasonably_nested_bodies_are_still_read(
+    http: httpx.AsyncClient, fake: FakeEdgeDelivery
+) -> None:
+    """Free-form objects may nest, well below the limit."""
+    nested: dict[str, object] = {}
+    for _ in range(_inputs.MAX_JSON_DEPTH - 8):
+        nested = {"n": nested}
+    template = {"name": "a", "image": "x", "probes": {"startup": {"httpGet": {"response": nested}}}}
+    response = await http.post("/mc/apps/app-1/containers", json=template, headers=AUTH)
+    assert response.status_code == 201, response.text
+
+
+def test_json_depth_skips_brackets_inside_strings() -> None:
+    assert _inputs.json_depth(b'{"a": "[[[{{{", "b": [{}]}') == 3
+    assert _inputs.json_depth(b'["\\"[", ["]"]]') == 2
+    assert _inputs.json_depth(b"") == 0
+
+
+async def test_an_unknown_query_is_tolerated_by_operations_without_query_parameters(
+    http: httpx.AsyncClient,
+) -> None:
+    response = await http.get("/shield/shield-zone/get-by-pullzone/1?x=1&&y&%ff")
+    assert response.status_code == 200
+    conforms("ShieldZone_GetByPullZone", response)

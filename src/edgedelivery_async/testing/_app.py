@@ -1,69 +1,49 @@
 """The framework-free core of the fake: (method, raw path, headers, body) -> Reply.
 
-Routing, authentication, path-parameter and body validation all come from the document;
-the operations' effects live in `_state`. Adapters (`_httpx`, `_server`) only translate.
+Routing, authentication, path, query and body validation all come from the document;
+the operations' effects live in `_state`. Every operation of the document is served: those
+with a stateful handler below change and read the state, every other one answers from the
+document (its example, else a sample; see `_samples`). Adapters (`_httpx`, `_server`) only
+translate.
 """
 
 from __future__ import annotations
 
 import hmac
-import json
-import math
-import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from edgedelivery_async import _schema
-
+from . import _inputs
 from . import _replies as r
+from ._inputs import BadRequest
 from ._replies import Reply
-from ._routes import Match, NotAllowed, Route, deref, resolve
+from ._routes import Match, NotAllowed, Route, Router, default_router
+from ._samples import success_reply
 from ._state import Conflict, NotFound, State
 
-_INTEGER_RE = re.compile(r"^-?[0-9]+$")
-_MAX_ERRORS = 20
-
-
-class _BadRequest(Exception):
-    """A request the document rejects: carries field problems and the status to use."""
-
-    def __init__(self, problems: list[_schema.Problem], status: int = 400, key: str = "") -> None:
-        super().__init__("; ".join(map(str, problems)))
-        self.problems = problems
-        self.status = status
-        self.key = key or "request.invalid"
+Handler = Callable[["FakeApp", Match, Any], Reply]
 
 
 class FakeApp:
-    """Answers requests for the nine operations of the document from a `State`."""
+    """Answers requests for every operation of a document; some of them from a `State`."""
 
-    def __init__(self, state: State, access_key: str) -> None:
+    def __init__(self, state: State, access_key: str, router: Router | None = None) -> None:
         self.state = state
+        self.router = router or default_router()
+        self.document = self.router.document
         self._access_key = access_key.encode()
         self._trace = 0
-        self._handlers: dict[str, Callable[[Match, Any], Reply]] = {
-            "PullZonePublic_SetForceSSL": self._set_force_ssl,
-            "ComputeScript_AddVariable": self._add_variable,
-            "DnsZone_Add": self._add_dns_zone,
-            "ContainerTemplate_SetEnvironmentVariables": self._set_environment,
-            "ContainerRegistry_Add": self._add_registry,
-            "ContainerTemplate_Add": self._add_template,
-            "ContainerRegistry_Get": self._get_registry,
-            "ShieldZone_GetByPullZone": self._get_shield_zone,
-            "ShieldZone_GetUploadScanning": self._get_upload_scanning,
-        }
-        missing = set(_schema.operations()) ^ set(self._handlers)
-        if missing:
-            raise RuntimeError(f"fake and document disagree on operations: {sorted(missing)}")
+        self._documented: dict[str, Reply] = {}  # operationId -> its reply from the document
 
     def __repr__(self) -> str:
-        return f"<FakeApp operations={len(self._handlers)}>"
+        stateful = sum(1 for op in self.router.operation_ids() if op in HANDLERS)
+        return f"<FakeApp operations={len(self.router.routes)} stateful={stateful}>"
 
     def handle(self, method: str, raw_path: str, headers: Mapping[str, str], body: bytes) -> Reply:
         """Answer one request; `headers` may use any case for names."""
         lowered = {name.lower(): value for name, value in headers.items()}
         return self.answer(
-            method.upper(), raw_path, resolve(method.upper(), raw_path), lowered, body
+            method.upper(), raw_path, self.router.resolve(method.upper(), raw_path), lowered, body
         )
 
     def answer(
@@ -124,12 +104,16 @@ class FakeApp:
                 key="authorization.failed", field="AccessKey",
             )  # fmt: skip
         try:
-            params = self._path_params(match)
-            payload = self._body(route, headers.get("content-type"), body)
-        except _BadRequest as bad:
+            params = _inputs.path_params(match, self.document)
+            query = _inputs.query_params(route, raw_path, self.document)
+            payload = _inputs.json_body(route, headers.get("content-type"), body, self.document)
+        except BadRequest as bad:
             return self._bad_request(route, bad, raw_path)
+        handler = HANDLERS.get(route.operation_id)
+        if handler is None:
+            return self._from_document(route)
         try:
-            return self._handlers[route.operation_id](Match(route, params), payload)
+            return handler(self, Match(route, {**query, **params}), payload)
         except NotFound as missing:
             return self.error(route, 404, str(missing), raw_path, key="resource.not_found")
         except Conflict as conflict:
@@ -137,51 +121,16 @@ class FakeApp:
                 route, 400, conflict.message, raw_path, key=conflict.key, field=conflict.field
             )
 
+    def _from_document(self, route: Route) -> Reply:
+        reply = self._documented.get(route.operation_id)
+        if reply is None:
+            reply = self._documented[route.operation_id] = success_reply(route, self.document)
+        return reply
+
     def _authorized(self, key: str | None) -> bool:
         return key is not None and hmac.compare_digest(key.encode(), self._access_key)
 
-    def _path_params(self, match: Match) -> dict[str, Any]:
-        values: dict[str, Any] = {}
-        problems: list[_schema.Problem] = []
-        for name, schema in match.route.operation.path_params:
-            raw = match.params[name]
-            value: Any = raw
-            if schema.get("type") == "integer":
-                if not _INTEGER_RE.match(raw):
-                    problems.append(_schema.Problem(name, f"{raw!r} is not an integer"))
-                    continue
-                value = int(raw)
-            found = _schema.validate(schema, value)
-            problems += [_schema.Problem(name, p.message) for p in found]
-            values[name] = value
-        if problems:
-            raise _BadRequest(problems, key="request.invalid_path")
-        return values
-
-    def _body(self, route: Route, content_type: str | None, body: bytes) -> Any:
-        schema = route.operation.body_schema
-        if schema is None:
-            return None
-        if not body.strip():
-            raise _BadRequest([_schema.Problem("", "a request body is required")])
-        if not route.accepts(content_type):
-            status = 415 if route.declares(415) else 400
-            accepted = ", ".join(route.media_types)
-            message = f"media type {content_type or '(none)'!r} not accepted; use {accepted}"
-            raise _BadRequest(
-                [_schema.Problem("", message)], status, "request.unsupported_media_type"
-            )
-        try:
-            payload = json.loads(body, parse_constant=_reject_constant, parse_float=_finite_float)
-        except (ValueError, RecursionError) as exc:
-            message = f"malformed JSON: {exc}"
-            raise _BadRequest([_schema.Problem("", message)], key="request.malformed_json") from exc
-        problems = _schema.validate(schema, payload)
-        if problems:
-            raise _BadRequest(problems[:_MAX_ERRORS])
-        return payload
-
-    def _bad_request(self, route: Route, bad: _BadRequest, raw_path: str) -> Reply:
+    def _bad_request(self, route: Route, bad: BadRequest, raw_path: str) -> Reply:
         if route.area == "container" and bad.status == 400:
             self._trace += 1
             errors = [(p.field or "$", p.message) for p in bad.problems]
@@ -216,7 +165,8 @@ class FakeApp:
         return r.json_reply(200, {"id": registry_id, "error": ""})
 
     def _add_template(self, match: Match, body: Any) -> Reply:
-        fields = set(deref(match.route.operation.body_schema or {}).get("properties", {}))
+        schema = self.document.deref(match.route.operation.body_schema or {})
+        fields = set(schema.get("properties", {}))
         return r.json_reply(201, self.state.add_template(match.params["appId"], body, fields))
 
     def _get_registry(self, match: Match, body: Any) -> Reply:
@@ -232,22 +182,26 @@ class FakeApp:
         return r.json_reply(200, r.result_wrapper(self.state.upload_scanning_of(shield_zone_id)))
 
 
+#: The stateful operations, by operationId. An operation of the document without an entry
+#: here answers from the document; an entry whose operation the document lacks is unused.
+HANDLERS: dict[str, Handler] = {
+    "PullZonePublic_SetForceSSL": FakeApp._set_force_ssl,
+    "ComputeScript_AddVariable": FakeApp._add_variable,
+    "DnsZone_Add": FakeApp._add_dns_zone,
+    "ContainerTemplate_SetEnvironmentVariables": FakeApp._set_environment,
+    "ContainerRegistry_Add": FakeApp._add_registry,
+    "ContainerTemplate_Add": FakeApp._add_template,
+    "ContainerRegistry_Get": FakeApp._get_registry,
+    "ShieldZone_GetByPullZone": FakeApp._get_shield_zone,
+    "ShieldZone_GetUploadScanning": FakeApp._get_upload_scanning,
+}
+
+
 def _numeric_id(raw: str, what: str) -> int:
     """Ids of these resources are integers; any other identifier names nothing stored."""
-    if not _INTEGER_RE.match(raw):
+    if not _inputs.is_integer(raw):
         raise NotFound(f"no {what} {raw!r}")
     return int(raw)
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-def _finite_float(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise ValueError(f"number {text} is out of range")
-    return value
 
 
 def _path(raw_path: str) -> str:

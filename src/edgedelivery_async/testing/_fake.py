@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
-import json
 import threading
 from collections import deque
 from collections.abc import Mapping
@@ -14,13 +13,13 @@ from typing import Any
 
 import httpx
 
-from edgedelivery_async import _schema
-
 from ._app import FakeApp
+from ._document import Document
 from ._faults import DroppedConnection, FaultRates, Faults, InjectedStatus
 from ._httpx import FakeTransport
+from ._inputs import json_or_none
 from ._replies import Reply
-from ._routes import Match, deref, resolve, route_for
+from ._routes import Match, Router, default_router
 from ._state import State
 
 REDACTED = "<redacted>"
@@ -40,12 +39,15 @@ class RecordedRequest:
 
 
 class FakeEdgeDelivery(httpx.AsyncBaseTransport):
-    """An in-memory Edge Delivery API for tests: the nine operations, as the document says.
+    """An in-memory Edge Delivery API for tests: every operation of the document.
 
+    The nine operations of the reference keep state; every other operation of the document
+    answers from it (auth, parameter and body validation, then its example or a sample).
     Use it in-process (`httpx.AsyncClient(transport=fake)` or `fake.transport()`) or on
     loopback (`async with fake.serve() as url:`). Seed it with the `add_*` helpers, read
     state back with the accessors, and inject faults with `set_faults`, `fail_next` and
     `drop_next`. Injected faults may use statuses the document does not declare.
+    `document` serves another OpenAPI document (a mapping) instead of the shipped one.
     """
 
     def __init__(
@@ -55,13 +57,15 @@ class FakeEdgeDelivery(httpx.AsyncBaseTransport):
         seed: int | None = 0,
         pull_zones: int = 0,
         request_log_limit: int = 10_000,
+        document: Mapping[str, Any] | None = None,
     ) -> None:
         if not access_key:
             raise ValueError("access_key must not be empty")
         self._access_key = access_key
         self.state = State()
-        self.app = FakeApp(self.state, access_key)
-        self.faults = Faults(seed)
+        self.router = default_router() if document is None else Router(Document(document))
+        self.app = FakeApp(self.state, access_key, self.router)
+        self.faults = Faults(seed, self.router.operation_ids())
         self._log: deque[RecordedRequest] = deque(maxlen=request_log_limit)
         self._lock = threading.RLock()
         self._transport = FakeTransport(self)
@@ -104,11 +108,11 @@ class FakeEdgeDelivery(httpx.AsyncBaseTransport):
         `{"name": "app", "image": "nginx:latest"}`.
         """
         body = dict(template or {"name": "app", "image": "nginx:latest"})
-        schema = route_for("ContainerTemplate_Add").operation.body_schema or {}
-        problems = _schema.validate(schema, body)
+        schema = self.router.route_for("ContainerTemplate_Add").operation.body_schema or {}
+        problems = self.router.document.validate(schema, body)
         if problems:
             raise ValueError("; ".join(map(str, problems)))
-        properties = set(deref(schema).get("properties", {}))
+        properties = set(self.router.document.deref(schema).get("properties", {}))
         with self._lock:
             return str(self.state.add_template(app_id, body, properties)["id"])
 
@@ -274,7 +278,7 @@ class FakeEdgeDelivery(httpx.AsyncBaseTransport):
         """Answer one request with faults applied and record it; used by the adapters."""
         method = method.upper()
         lowered = {name.lower(): value for name, value in headers.items()}
-        resolved = resolve(method, raw_path)
+        resolved = self.router.resolve(method, raw_path)
         fault = None
         if isinstance(resolved, Match):
             with self._lock:
@@ -334,16 +338,7 @@ class FakeEdgeDelivery(httpx.AsyncBaseTransport):
     ) -> None:
         shown = {k: (REDACTED if k == "accesskey" else v) for k, v in headers.items()}
         entry = RecordedRequest(
-            method, raw_path, operation_id, shown, _json_or_none(body), status, fault
+            method, raw_path, operation_id, shown, json_or_none(body), status, fault
         )
         with self._lock:
             self._log.append(entry)
-
-
-def _json_or_none(body: bytes) -> Any:
-    if not body:
-        return None
-    try:
-        return json.loads(body)
-    except ValueError:
-        return None

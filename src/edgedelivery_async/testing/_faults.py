@@ -14,9 +14,8 @@ from __future__ import annotations
 
 import random
 from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass
-
-from ._routes import operation_ids
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,9 +71,10 @@ class Decision:
 
 
 class Faults:
-    """The fault plan of one fake."""
+    """The fault plan of one fake; `operation_ids` (if given) are the ones it may target."""
 
-    def __init__(self, seed: int | None = 0) -> None:
+    def __init__(self, seed: int | None = 0, operation_ids: Iterable[str] | None = None) -> None:
+        self._known = None if operation_ids is None else frozenset(operation_ids)
         self.default = FaultRates()
         self.per_operation: dict[str, FaultRates] = {}
         self._queue: deque[_Queued] = deque()
@@ -91,13 +91,13 @@ class Faults:
         if operation_id is None:
             self.default = rates
         else:
-            self.per_operation[_known(operation_id)] = rates
+            self.per_operation[self._check(operation_id)] = rates
 
     def queue(self, fault: Fault, operation_id: str | None, times: int) -> None:
         """Apply `fault` to the next `times` requests of `operation_id` (any if None)."""
         if times < 1:
             raise ValueError("times must be at least 1")
-        self._queue.append(_Queued(operation_id and _known(operation_id), fault, times))
+        self._queue.append(_Queued(operation_id and self._check(operation_id), fault, times))
 
     def reseed(self, seed: int | None) -> None:
         """Restart the random draws from `seed`."""
@@ -113,6 +113,12 @@ class Faults:
     def pending(self) -> int:
         """How many queued faults are still to fire."""
         return sum(item.remaining for item in self._queue)
+
+    def _check(self, operation_id: str) -> str:
+        if self._known is not None and operation_id not in self._known:
+            known = sorted(self._known)
+            raise KeyError(f"unknown operation id {operation_id!r}; known: {known}")
+        return operation_id
 
     def decide(self, operation_id: str) -> Decision:
         """The fate of the next request to `operation_id`."""
@@ -140,9 +146,3 @@ class Faults:
                 return fault
             roll -= share
         return None
-
-
-def _known(operation_id: str) -> str:
-    if operation_id not in operation_ids():
-        raise KeyError(f"unknown operation id {operation_id!r}; known: {sorted(operation_ids())}")
-    return operation_id

@@ -1,7 +1,7 @@
 """Routing from the OpenAPI document: raw request path -> operation and path parameters.
 
-Paths, methods, parameter schemas and accepted media types all come from the shipped
-document (`edgedelivery_async._schema`), so the fake cannot drift from it.
+Paths, methods, parameters, accepted media types and declared responses all come from a
+`Document` (the shipped one unless a test passes another), so the fake cannot drift from it.
 """
 
 from __future__ import annotations
@@ -13,6 +13,8 @@ from typing import Any, Literal
 from urllib.parse import unquote
 
 from edgedelivery_async import _schema
+
+from ._document import SUCCESS, Document
 
 Area = Literal["core", "container", "shield"]
 
@@ -29,6 +31,7 @@ class Route:
     area: Area
     media_types: tuple[str, ...]  # request body media types the document lists
     responses: dict[str, bool]  # status key ("204", "2XX", "default") -> declares a body
+    styles: dict[str, str]  # query parameter name -> its style ("form", "pipeDelimited", ...)
 
     @property
     def operation_id(self) -> str:
@@ -60,6 +63,21 @@ class Route:
                 return True
         return False
 
+    @property
+    def success_key(self) -> str | None:
+        """The declared success response: the first of 200, 201, ..., 2XX, else `default`."""
+        declared = sorted(k for k in self.responses if len(k) == 3 and k.startswith("2"))
+        for key in (*SUCCESS, *declared, "default"):
+            if key in self.responses:
+                return key
+        return None
+
+    @property
+    def success_status(self) -> int:
+        """The status of a success reply: the declared one; `2XX` or `default` -> 200."""
+        key = self.success_key
+        return int(key) if key is not None and key.isdigit() else 200
+
     def _response_key(self, status: int) -> str | None:
         for key in (str(status), f"{status // 100}XX", "default"):
             if key in self.responses:
@@ -88,79 +106,107 @@ def split_path(raw_path: str) -> list[str]:
     return [unquote(segment) for segment in path.split("/")]
 
 
+def query_string(raw_path: str) -> str:
+    """`/a?x=1&y=2#f` -> `x=1&y=2` (still percent-encoded)."""
+    return raw_path.split("#", 1)[0].partition("?")[2]
+
+
+class Router:
+    """The routes of one document, most specific first (a literal segment beats a parameter)."""
+
+    def __init__(self, document: Document | None = None) -> None:
+        self.document = document or Document()
+        built = [self._route(op) for op in self.document.operations.values()]
+        built.sort(key=lambda r: tuple(s is None for s in r.segments))
+        self.routes: tuple[Route, ...] = tuple(built)
+        self._by_id = {route.operation_id: route for route in self.routes}
+
+    def __repr__(self) -> str:
+        return f"<Router routes={len(self.routes)}>"
+
+    def resolve(self, method: str, raw_path: str) -> Match | NotAllowed | None:
+        """The operation a request reaches, the methods its path allows, or None (unknown)."""
+        segments = split_path(raw_path)
+        candidates = [
+            route
+            for route in self.routes
+            if len(route.segments) == len(segments) and _fits(route, segments)
+        ]
+        if not candidates:
+            return None
+        lookup = "GET" if method == "HEAD" else method
+        for route in candidates:
+            if route.operation.method == lookup:
+                values = (s for s, t in zip(segments, route.segments, strict=True) if t is None)
+                return Match(route, dict(zip(route.names, values, strict=True)))
+        methods = {route.operation.method for route in candidates}
+        if "GET" in methods:
+            methods.add("HEAD")
+        return NotAllowed(tuple(sorted(methods | {"OPTIONS"})))
+
+    def route_for(self, operation_id: str) -> Route:
+        """The route of an operationId; KeyError names unknown ids."""
+        route = self._by_id.get(operation_id)
+        if route is None:
+            known = ", ".join(sorted(self._by_id))
+            raise KeyError(f"unknown operation id {operation_id!r}; known: {known}")
+        return route
+
+    def operation_ids(self) -> tuple[str, ...]:
+        """Every operationId of the document."""
+        return tuple(self._by_id)
+
+    def _route(self, operation: _schema.Operation) -> Route:
+        raw = self.document.raw(operation)
+        template = operation.path.split("/")
+        content = self.document.deref(raw.get("requestBody", {})).get("content", {})
+        parameters = [self.document.deref(p) for p in raw.get("parameters", [])]
+        return Route(
+            operation=operation,
+            segments=tuple(None if _is_param(s) else s for s in template),
+            names=tuple(s[1:-1] for s in template if _is_param(s)),
+            area=_area(operation.path),
+            media_types=tuple(str(m).lower() for m in content),
+            responses={
+                str(key): bool(self.document.deref(value).get("content"))
+                for key, value in raw.get("responses", {}).items()
+            },
+            styles={
+                str(p["name"]): str(p.get("style", "form"))
+                for p in parameters
+                if p.get("in") == "query"
+            },
+        )
+
+
+@functools.cache
+def default_router() -> Router:
+    """The router of the shipped document."""
+    return Router()
+
+
 def resolve(method: str, raw_path: str) -> Match | NotAllowed | None:
-    """The operation a request reaches, the methods its path allows, or None (unknown path)."""
-    segments = split_path(raw_path)
-    candidates = [
-        route
-        for route in _routes()
-        if len(route.segments) == len(segments) and _fits(route, segments)
-    ]
-    if not candidates:
-        return None
-    lookup = "GET" if method == "HEAD" else method
-    for route in candidates:
-        if route.operation.method == lookup:
-            params = {
-                name: segment
-                for name, segment in zip(
-                    route.names,
-                    (s for s, t in zip(segments, route.segments, strict=True) if t is None),
-                    strict=True,
-                )
-            }
-            return Match(route, params)
-    methods = {route.operation.method for route in candidates}
-    if "GET" in methods:
-        methods.add("HEAD")
-    return NotAllowed(tuple(sorted(methods | {"OPTIONS"})))
+    """`default_router().resolve`: routing over the shipped document."""
+    return default_router().resolve(method, raw_path)
 
 
 def route_for(operation_id: str) -> Route:
-    """The route of an operationId; KeyError names unknown ids."""
-    for route in _routes():
-        if route.operation_id == operation_id:
-            return route
-    known = ", ".join(sorted(r.operation_id for r in _routes()))
-    raise KeyError(f"unknown operation id {operation_id!r}; known: {known}")
+    """The route of an operationId of the shipped document; KeyError names unknown ids."""
+    return default_router().route_for(operation_id)
 
 
 def operation_ids() -> tuple[str, ...]:
-    """Every operationId of the document."""
-    return tuple(route.operation_id for route in _routes())
+    """Every operationId of the shipped document."""
+    return default_router().operation_ids()
+
+
+def deref(node: dict[str, Any]) -> dict[str, Any]:
+    """Follow `$ref`s of the shipped document until a real node."""
+    return default_router().document.deref(node)
 
 
 def _fits(route: Route, segments: list[str]) -> bool:
     return all(t is None or t == s for s, t in zip(segments, route.segments, strict=True))
-
-
-@functools.cache
-def _routes() -> tuple[Route, ...]:
-    """All routes, most specific first (a literal segment beats a parameter)."""
-    spec = _schema.spec()
-    built = []
-    for operation in _schema.operations().values():
-        raw: dict[str, Any] = spec["paths"][operation.path][operation.method.lower()]
-        template = operation.path.split("/")
-        segments = tuple(None if _is_param(s) else s for s in template)
-        names = tuple(s[1:-1] for s in template if _is_param(s))
-        content = raw.get("requestBody", {}).get("content", {})
-        responses = {
-            str(key): bool(deref(value).get("content"))
-            for key, value in raw.get("responses", {}).items()
-        }
-        built.append(
-            Route(
-                operation=operation,
-                segments=segments,
-                names=names,
-                area=_area(operation.path),
-                media_types=tuple(str(m).lower() for m in content),
-                responses=responses,
-            )
-        )
-    built.sort(key=lambda r: tuple(s is None for s in r.segments))
-    return tuple(built)
 
 
 def _is_param(segment: str) -> bool:
@@ -174,13 +220,3 @@ def _area(path: str) -> Area:
     if path.startswith("/shield/"):
         return "shield"
     return "core"
-
-
-def deref(node: dict[str, Any]) -> dict[str, Any]:
-    """Follow `$ref`s of the document until a real node."""
-    while "$ref" in node:
-        target: Any = _schema.spec()
-        for part in str(node["$ref"]).removeprefix("#/").split("/"):
-            target = target[part]
-        node = target
-    return node

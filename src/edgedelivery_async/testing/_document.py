@@ -1,0 +1,132 @@
+"""The OpenAPI document a fake serves: the shipped one, or one a test passes in.
+
+Everything the fake knows about the API (operations, `$ref` targets, schemas to validate
+against) is read through a `Document`, so a fake built over a changed document serves the
+changed document. The shipped document is read through `edgedelivery_async._schema`, the
+same reading the client uses; another document is read the same way here.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from edgedelivery_async import _schema
+
+METHODS = ("get", "put", "post", "delete", "patch", "head", "options")
+Deref = Callable[[Mapping[str, Any]], dict[str, Any]]
+SUCCESS = ("200", "201", "202", "203", "204", "2XX")
+
+
+class Document:
+    """An OpenAPI 3.0 document: its operations, `$ref` resolution and schema validation."""
+
+    def __init__(self, spec: Mapping[str, Any] | None = None) -> None:
+        shipped = _schema.spec()
+        self.shipped = spec is None or spec is shipped or spec == shipped
+        self.spec: dict[str, Any] = shipped if self.shipped else copy.deepcopy(dict(spec or {}))
+
+    def __repr__(self) -> str:
+        which = "shipped" if self.shipped else "custom"
+        return f"<Document {which} operations={len(self.operations)}>"
+
+    @functools.cached_property
+    def operations(self) -> dict[str, _schema.Operation]:
+        """Every operation, by operationId (for the shipped document: `_schema.operations()`)."""
+        if self.shipped:
+            return _schema.operations()
+        return read_operations(self.spec, self.deref)
+
+    def raw(self, operation: _schema.Operation) -> dict[str, Any]:
+        """The operation object of the document, as written."""
+        node: dict[str, Any] = self.spec["paths"][operation.path][operation.method.lower()]
+        return node
+
+    def deref(self, node: Mapping[str, Any]) -> dict[str, Any]:
+        """Follow `$ref`s of the document until a real node."""
+        seen: set[str] = set()
+        while "$ref" in node:
+            ref = str(node["$ref"])
+            if ref in seen:
+                raise ValueError(f"$ref cycle at {ref}")
+            seen.add(ref)
+            target: Any = self.spec
+            for part in ref.removeprefix("#/").split("/"):
+                target = target[part.replace("~1", "/").replace("~0", "~")]
+            node = target
+        return node if isinstance(node, dict) else dict(node)
+
+    def validate(self, schema: Mapping[str, Any], instance: Any) -> list[_schema.Problem]:
+        """Every way `instance` breaks `schema` (a schema of this document)."""
+        if self.shipped:
+            return _schema.validate(dict(schema), instance)
+        return _schema.validate(self.inline(schema), instance)
+
+    def inline(self, schema: Mapping[str, Any]) -> dict[str, Any]:
+        """`schema` with every `$ref` replaced by its target (a recursive schema is refused)."""
+        inlined: dict[str, Any] = self._inline(dict(schema), ())
+        return inlined
+
+    def _inline(self, node: Any, trail: tuple[str, ...]) -> Any:
+        if isinstance(node, list):
+            return [self._inline(item, trail) for item in node]
+        if not isinstance(node, dict):
+            return node
+        if "$ref" in node:
+            ref = str(node["$ref"])
+            if ref in trail:
+                raise ValueError(f"a recursive schema ({ref}) is not supported here")
+            target = self._inline(self.deref({"$ref": ref}), (*trail, ref))
+            siblings = {k: self._inline(v, trail) for k, v in node.items() if k != "$ref"}
+            return {**target, **siblings} if siblings else target
+        return {key: self._inline(value, trail) for key, value in node.items()}
+
+
+def read_operations(
+    spec: Mapping[str, Any], deref: Deref | None = None
+) -> dict[str, _schema.Operation]:
+    """The operations of any document, read as `_schema.operations()` reads the shipped one."""
+    resolve = deref or Document(spec).deref
+    found: dict[str, _schema.Operation] = {}
+    for path, item in spec.get("paths", {}).items():
+        for method, op in item.items():
+            if method not in METHODS:
+                continue
+            params = [resolve(p) for p in op.get("parameters", [])]
+            security = op.get("security", spec.get("security", []))
+            media = resolve(op.get("requestBody", {})).get("content", {}).get("application/json")
+            result = _success_schema(op, resolve)
+            found[op["operationId"]] = _schema.Operation(
+                operation_id=op["operationId"],
+                method=method.upper(),
+                path=path,
+                path_params=tuple((p["name"], p["schema"]) for p in params if p["in"] == "path"),
+                requires_key=bool(security) and {} not in security,
+                body_schema=media["schema"] if media else None,
+                query_params=tuple(_parameter(p) for p in params if p["in"] == "query"),
+                header_params=tuple(_parameter(p) for p in params if p["in"] == "header"),
+                result_schema=result,
+                result_rule=(result or {}).get("x-sdk-result"),
+            )
+    return found
+
+
+def _parameter(node: dict[str, Any]) -> _schema.Parameter:
+    style = node.get("style", "form" if node["in"] == "query" else "simple")
+    return _schema.Parameter(
+        name=node["name"],
+        schema=node.get("schema", {}),
+        required=bool(node.get("required")),
+        explode=bool(node.get("explode", style == "form")),
+    )
+
+
+def _success_schema(op: dict[str, Any], resolve: Deref) -> dict[str, Any] | None:
+    responses = op.get("responses", {})
+    for status in SUCCESS:
+        if status in responses:
+            media = resolve(responses[status]).get("content", {}).get("application/json")
+            return resolve(media.get("schema", {})) if media else None
+    return None

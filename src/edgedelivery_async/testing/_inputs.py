@@ -1,0 +1,239 @@
+"""Reading a request as the document declares it: path and query parameters, the JSON body.
+
+Anything the document refuses (or that cannot be parsed at all) raises `BadRequest`, which
+the app turns into the operation family's 400 (or 415); nothing here ever lets a hostile
+input turn into a 500.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any
+from urllib.parse import parse_qsl
+
+from edgedelivery_async import _schema
+
+from ._document import Document
+from ._routes import Match, Route, query_string
+
+#: Deeper JSON than this is refused before parsing: no real request nests so deep, and the
+#: recursive parsers, validators and copies behind the fake must never hit the recursion limit.
+MAX_JSON_DEPTH = 64
+MAX_ERRORS = 20
+
+_INTEGER_RE = re.compile(r"-?[0-9]+")
+_NUMBER_RE = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
+# A string (to the end of the text if unterminated, so the scan stays linear) or a bracket.
+_TOKEN_RE = re.compile(rb'"(?:[^"\\]|\\.)*"?|[\[\]{}]', re.DOTALL)
+_MAX_QUERY_FIELDS = 1000
+_DELIMITERS = {"form": ",", "spaceDelimited": " ", "pipeDelimited": "|"}
+
+
+class BadRequest(Exception):
+    """A request the document rejects: carries field problems and the status to use."""
+
+    def __init__(self, problems: list[_schema.Problem], status: int = 400, key: str = "") -> None:
+        super().__init__("; ".join(map(str, problems)))
+        self.problems = problems
+        self.status = status
+        self.key = key or "request.invalid"
+
+
+def is_integer(text: str) -> bool:
+    """Whether `text` is exactly a decimal integer (no sign but `-`, no spaces, no newline)."""
+    return _INTEGER_RE.fullmatch(text) is not None
+
+
+def path_params(match: Match, document: Document) -> dict[str, Any]:
+    """The path parameters, typed and validated against their schemas."""
+    values: dict[str, Any] = {}
+    problems: list[_schema.Problem] = []
+    for name, schema in match.route.operation.path_params:
+        found, value = _typed(name, match.params[name], document.deref(schema), document)
+        problems += found
+        if not found:
+            values[name] = value
+    if problems:
+        raise BadRequest(problems, key="request.invalid_path")
+    return values
+
+
+def query_params(route: Route, raw_path: str, document: Document) -> dict[str, Any]:
+    """The query parameters, typed and validated, defaults filled in.
+
+    An operation that declares no query parameter ignores the query string (leniently); one
+    that declares some refuses unknown names, repeats of a single value, missing required
+    parameters, and values of the wrong type.
+    """
+    declared = route.operation.query_params
+    if not declared:
+        return {}
+    try:
+        pairs = parse_qsl(
+            query_string(raw_path),
+            keep_blank_values=True,
+            strict_parsing=True,
+            errors="strict",
+            max_num_fields=_MAX_QUERY_FIELDS,
+        )
+    except (ValueError, UnicodeDecodeError) as exc:
+        problem = _schema.Problem("", f"malformed query string: {exc}")
+        raise BadRequest([problem], key="request.invalid_query") from exc
+    received: dict[str, list[str]] = {}
+    for name, value in pairs:
+        received.setdefault(name, []).append(value)
+    problems = [
+        _schema.Problem(name, "unknown query parameter")
+        for name in received
+        if name not in {p.name for p in declared}
+    ]
+    values: dict[str, Any] = {}
+    for parameter in declared:
+        schema = document.deref(parameter.schema)
+        raw = received.get(parameter.name)
+        if raw is None:
+            if parameter.required:
+                problems.append(_schema.Problem(parameter.name, "a required query parameter"))
+            elif "default" in schema:
+                values[parameter.name] = schema["default"]
+            continue
+        if schema.get("type") == "array":
+            if not parameter.explode:
+                if len(raw) > 1:
+                    problems.append(_schema.Problem(parameter.name, "given more than once"))
+                    continue
+                delimiter = _DELIMITERS.get(route.styles.get(parameter.name, "form"), ",")
+                raw = raw[0].split(delimiter) if raw[0] else []
+            items = document.deref(schema.get("items", {}))
+            typed: list[Any] = []
+            for index, text in enumerate(raw):
+                found, value = _convert(f"{parameter.name}[{index}]", text, items)
+                problems += found
+                typed.append(value)
+            if any(p.field.startswith(f"{parameter.name}[") for p in problems):
+                continue
+            found = document.validate(schema, typed)
+            problems += [_under(parameter.name, p) for p in found]
+            values[parameter.name] = typed
+            continue
+        if len(raw) > 1:
+            problems.append(_schema.Problem(parameter.name, "given more than once"))
+            continue
+        found, value = _typed(parameter.name, raw[0], schema, document)
+        problems += found
+        if not found:
+            values[parameter.name] = value
+    if problems:
+        raise BadRequest(problems[:MAX_ERRORS], key="request.invalid_query")
+    return values
+
+
+def json_body(route: Route, content_type: str | None, body: bytes, document: Document) -> Any:
+    """The request body, parsed and validated against the operation's schema (None if none)."""
+    schema = route.operation.body_schema
+    if schema is None:
+        return None
+    if not body.strip():
+        raise BadRequest([_schema.Problem("", "a request body is required")])
+    if not route.accepts(content_type):
+        status = 415 if route.declares(415) else 400
+        accepted = ", ".join(route.media_types)
+        message = f"media type {content_type or '(none)'!r} not accepted; use {accepted}"
+        raise BadRequest([_schema.Problem("", message)], status, "request.unsupported_media_type")
+    try:
+        payload = parse_json(body)
+    except ValueError as exc:
+        message = f"malformed JSON: {exc}"
+        raise BadRequest([_schema.Problem("", message)], key="request.malformed_json") from exc
+    try:
+        problems = document.validate(schema, payload)
+    except RecursionError as exc:  # pragma: no cover - MAX_JSON_DEPTH keeps this away
+        message = "the body is nested too deeply"
+        raise BadRequest([_schema.Problem("", message)], key="request.malformed_json") from exc
+    if problems:
+        raise BadRequest(problems[:MAX_ERRORS])
+    return payload
+
+
+def parse_json(body: bytes) -> Any:
+    """Strict JSON (no NaN/Infinity, finite numbers, nesting at most `MAX_JSON_DEPTH`).
+
+    Every way a body can fail to parse (bad UTF-8, bad syntax, too deep) is a ValueError.
+    """
+    depth = json_depth(body)
+    if depth > MAX_JSON_DEPTH:
+        raise ValueError(f"nested {depth} levels deep; at most {MAX_JSON_DEPTH} are accepted")
+    try:
+        return json.loads(body, parse_constant=_reject_constant, parse_float=_finite_float)
+    except RecursionError as exc:  # pragma: no cover - json_depth keeps this away
+        raise ValueError("nested too deeply") from exc
+
+
+def json_or_none(body: bytes) -> Any:
+    """The body as JSON for the request log, or None when it is not (never raises)."""
+    if not body:
+        return None
+    try:
+        return parse_json(body)
+    except ValueError:
+        return None
+
+
+def json_depth(body: bytes) -> int:
+    """How deeply arrays and objects nest in a JSON text (strings skipped; no full parse)."""
+    depth = deepest = 0
+    for token in _TOKEN_RE.findall(body):
+        if token in (b"[", b"{"):
+            depth += 1
+            deepest = max(deepest, depth)
+        elif token in (b"]", b"}"):
+            depth -= 1
+    return deepest
+
+
+def _typed(
+    name: str, raw: str, schema: dict[str, Any], document: Document
+) -> tuple[list[_schema.Problem], Any]:
+    """A parameter value converted to its schema's type and validated: (problems, value)."""
+    problems, value = _convert(name, raw, schema)
+    if problems:
+        return problems, raw
+    found = document.validate(schema, value)
+    return [_under(name, p) for p in found], value
+
+
+def _under(name: str, problem: _schema.Problem) -> _schema.Problem:
+    """A problem of a parameter's value, its field named from the parameter."""
+    where = problem.field
+    field = name if not where else f"{name}{where}" if where[0] == "[" else f"{name}.{where}"
+    return _schema.Problem(field, problem.message)
+
+
+def _convert(name: str, raw: str, schema: dict[str, Any]) -> tuple[list[_schema.Problem], Any]:
+    kind = schema.get("type")
+    if kind == "integer":
+        if not is_integer(raw):
+            return [_schema.Problem(name, f"{raw!r} is not an integer")], raw
+        return [], int(raw)
+    if kind == "number":
+        if not _NUMBER_RE.fullmatch(raw) or not math.isfinite(float(raw)):
+            return [_schema.Problem(name, f"{raw!r} is not a number")], raw
+        return [], float(raw) if any(c in raw for c in ".eE") else int(raw)
+    if kind == "boolean":
+        if raw not in ("true", "false"):
+            return [_schema.Problem(name, f"{raw!r} is not true or false")], raw
+        return [], raw == "true"
+    return [], raw
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"number {text} is out of range")
+    return value
