@@ -122,6 +122,10 @@ async def fan_out(
     """
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
         raise ConfigurationError("concurrency must be a positive integer")
+    if progress is not None and not isinstance(progress, BulkProgress):
+        raise ConfigurationError("progress must be a BulkProgress (or None)")
+    if not callable(call):
+        raise ConfigurationError("call must be a coroutine function of one key")
     limiter = RateLimiter(rate_limit) if rate_limit is not None else None
     counters = progress if progress is not None else BulkProgress()
     finished: asyncio.Queue[BulkResult[K, V]] = asyncio.Queue()

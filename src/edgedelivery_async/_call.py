@@ -96,6 +96,10 @@ class endpoint(Generic[P, T]):
         self.__qualname__ = method.__qualname__
         self.__wrapped__ = method
 
+    def __call__(self, resource: Resource, /, *args: P.args, **kwargs: P.kwargs) -> Call[T]:
+        """The call these arguments describe (unbound use, e.g. `inspect.signature`)."""
+        return self._method(resource, *args, **kwargs)
+
     @overload
     def __get__(self, instance: None, owner: type[Any]) -> Self: ...
 

@@ -82,6 +82,8 @@ class EdgeDeliveryClient(Resources):
         max_connections: int = 100,
         allow_insecure_http: bool = False,
     ) -> None:
+        if not isinstance(allow_insecure_http, bool):
+            raise ConfigurationError("allow_insecure_http must be True or False")
         key = access_key if access_key is not None else os.environ.get(ACCESS_KEY_ENV)
         url = base_url if base_url is not None else os.environ.get(BASE_URL_ENV, "")
         if http_client is not None and not isinstance(http_client, httpx.AsyncClient):
@@ -97,7 +99,7 @@ class EdgeDeliveryClient(Resources):
         )
         engine = Engine(
             base_url=url,
-            access_key=AccessKey(key) if key else None,
+            access_key=AccessKey(key) if key != "" and key is not None else None,
             transport=transport,
             allow_insecure_http=allow_insecure_http,
         )
