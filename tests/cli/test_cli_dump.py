@@ -122,6 +122,9 @@ def test_malformed_line_in_ids_file_stops_after_what_came_before(
         ("1-10,5", "1-10 and 5 overlap"),
         ("", "empty item"),
         ("-3", "is neither an id nor a range"),
+        ("0", "0 is not an id; ids are positive integers"),
+        ("0-5", "0 is not an id; ids are positive integers"),
+        ("7,0", "0 is not an id; ids are positive integers"),
     ],
 )
 def test_malformed_range_spec_is_a_usage_error(
@@ -200,3 +203,28 @@ def test_demo_fails_when_retries_cannot_absorb_the_faults(cli: Run) -> None:
     assert result.code == 1
     assert "failures were not intended; the first:" in result.err
     assert "the SDK's retries absorbed 0 of them" in result.err
+
+
+def test_id_zero_in_an_ids_file_stops_the_dump(cli: Run, served: Served, tmp_path: Path) -> None:
+    served.fake.seed_pull_zones(2)
+    ids = tmp_path / "ids.txt"
+    ids.write_text("1\n0\n2\n")
+    result = cli("--base-url", served.url, "shield", "dump", "--ids-file", str(ids))
+    assert result.code == 2
+    assert f"error: {ids}, line 2: '0': 0 is not an id" in result.err
+    assert [line["pullZoneId"] for line in result.lines()] == [1]
+
+
+def test_summary_grammar_for_one(cli: Run, served: Served) -> None:
+    served.fake.add_pull_zone(1)  # no shield zone: 404
+    result = cli("--base-url", served.url, "shield", "dump", "-p", "1")
+    assert result.code == 1
+    summary = result.err.strip().splitlines()[-1]
+    assert summary.startswith("done: 1 pull zone: 0 succeeded, 1 failed (NotFoundError 1) in ")
+
+
+def test_plural() -> None:
+    from edgedelivery_async.cli._progress import plural
+
+    assert [plural(n, "error") for n in (0, 1, 2)] == ["0 errors", "1 error", "2 errors"]
+    assert plural(1, "pull zone") == "1 pull zone"

@@ -341,3 +341,113 @@ def test_global_option_after_the_command_gets_a_hint(cli: Run) -> None:
     ok_usage = cli("--base-url", "https://x.example", "shield", "get", "not-a-number")
     assert ok_usage.code == 2
     assert "hint:" not in ok_usage.err
+
+
+# ------------------------------------------------- ids, settings, generated inputs
+@pytest.mark.parametrize("bad_id", ["0", "-5", "00"])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["pull-zones", "set-force-ssl", "{id}", "--hostname", "h.example", "--on"],
+        ["compute", "add-variable", "{id}", "--name", "X"],
+        ["registries", "get", "{id}"],
+        ["shield", "get", "{id}"],
+        ["shield", "upload-scanning", "{id}"],
+    ],
+    ids=lambda command: " ".join(command[:2]),
+)
+def test_non_positive_ids_are_refused_before_sending(
+    cli: Run, served: Served, command: list[str], bad_id: str
+) -> None:
+    args = [bad_id if part == "{id}" else part for part in command]
+    result = cli(*served.options, *args)
+    assert result.code == 2, result.err
+    assert "ids are positive integers" in plain(result.err)
+    assert served.fake.requests == []
+
+
+def test_plain_http_refusal_names_the_cli_option(cli: Run) -> None:
+    result = cli(
+        "--base-url", "http://api.example.net", "--access-key", KEY, "registries", "get", "1"
+    )
+    assert result.code == 2
+    assert "refusing to send the access key over plain http://" in result.err
+    assert "--allow-insecure-http" in result.err
+    assert "allow_insecure_http" not in result.err
+    assert "hint: use an https:// base URL, or pass the global option --allow-insecure-http" in (
+        result.err
+    )
+
+
+def test_allow_insecure_http_reaches_the_client(cli: Run) -> None:
+    result = cli(
+        "--allow-insecure-http", "--base-url", "http://192.0.2.1:9", "--access-key", KEY,
+        "--timeout", "0.3", "--max-retries", "0", "registries", "get", "1",
+    )  # fmt: skip
+    assert result.code == 1  # sent (and failed to connect): not refused
+    assert "refusing" not in result.err
+
+
+def test_allow_insecure_http_after_the_command_gets_the_hint(cli: Run) -> None:
+    result = cli("registries", "get", "1", "--allow-insecure-http")
+    assert result.code == 2
+    assert "hint: global options go before the command" in result.err
+
+
+def test_not_required_is_still_accepted(cli: Run, served: Served) -> None:
+    served.fake.add_script(5)
+    for flag in ("--not-required", "--no-required"):
+        result = cli(*served.options, "compute", "add-variable", "5", "--name", "A", flag)
+        assert result.code == 0, result.err
+        assert served.fake.requests_for("ComputeScript_AddVariable")[-1].json == {
+            "Name": "A",
+            "Required": False,
+        }
+
+
+def test_body_file_gives_the_fields(cli: Run, served: Served, tmp_path: Path) -> None:
+    served.fake.add_pull_zone(42, hostnames=["cdn.example.com"])
+    path = tmp_path / "body.json"
+    path.write_text('{"Hostname": "cdn.example.com", "ForceSSL": true}')
+    result = cli(*served.options, "pull-zones", "set-force-ssl", "42", "--body", str(path))
+    assert result.code == 0, result.err
+    assert result.json() == {"pullZoneId": 42, "hostname": "cdn.example.com", "forceSSL": True}
+    assert served.fake.force_ssl(42, "cdn.example.com") is True
+
+
+@pytest.mark.parametrize(
+    ("body", "extra", "message"),
+    [
+        ('{"Hostname": "a.example", "ForceSSL": true}', ["--hostname", "b"], "cannot be combined"),
+        ('{"Hostname": "a.example", "ForceSSL": true, "X": 1}', [], "unknown member(s) X"),
+        ('["not", "an", "object"]', [], "must hold a JSON object"),
+        ('{"Hostname": "a.example"}', [], "Missing option '--on'"),
+    ],
+)
+def test_body_file_mistakes_are_usage_errors(
+    cli: Run, served: Served, tmp_path: Path, body: str, extra: list[str], message: str
+) -> None:
+    path = tmp_path / "body.json"
+    path.write_text(body)
+    result = cli(*served.options, "pull-zones", "set-force-ssl", "42", "--body", str(path), *extra)
+    assert result.code == 2
+    assert message in plain(result.err)
+    assert served.fake.requests == []
+
+
+def test_json_options_are_parsed_and_checked(cli: Run, served: Served) -> None:
+    records = '[{"Name": "www", "Value": "192.0.2.1"}]'
+    ok = cli(*served.options, "dns-zones", "add", "--domain", "a.example", "--records", records)
+    assert ok.code == 0, ok.err
+    assert served.fake.dns_zones()[0]["Records"][0]["Value"] == "192.0.2.1"
+    for bad, message in (("[{", "is not valid JSON"), ('{"a": 1}', "must be a JSON array")):
+        result = cli(*served.options, "dns-zones", "add", "--domain", "b.example", "--records", bad)
+        assert result.code == 2
+        assert message in plain(result.err)
+
+
+def test_enum_options_are_choices(cli: Run, served: Served) -> None:
+    result = cli(*served.options, "registries", "add", "--display-name", "x", "--type", "nope")
+    assert result.code == 2
+    assert "'nope' is not one of 'dockerHub'," in plain(result.err)
+    assert served.fake.requests == []

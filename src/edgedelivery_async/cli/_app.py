@@ -1,4 +1,10 @@
-"""The `edgedelivery` application: global options and the subcommand tree."""
+"""The `edgedelivery` application: global options and the subcommand tree.
+
+The per-operation commands are generated from the OpenAPI document (`_commands`);
+`shield dump` and `demo` are written by hand. Building the tree reads the document
+with `json` and imports no SDK module: a command imports what it needs when it runs,
+so `edgedelivery --help` stays fast.
+"""
 
 from __future__ import annotations
 
@@ -8,27 +14,39 @@ from typing import Annotated
 
 import typer
 
-from .._version import __version__
-from . import _operations as ops
+from ._commands import CONTEXT_SETTINGS, Command, build_groups
 from ._demo import demo_command
 from ._dump import dump_command
 from ._options import Settings
 
+HELP = """The Edge Delivery Management API from the command line.
+
+Results are JSON on stdout; errors go to stderr, after `error:`. Global options go
+before the command.
+
+Exit status:
+
+- **0** ok
+- **1** the API or the connection reported a failure (`shield dump`: some pull zones failed)
+- **2** bad command line, input refused before sending, or missing settings
+- **130** interrupted (Ctrl-C)
+"""
+
 app = typer.Typer(
     name="edgedelivery",
-    help="The Edge Delivery Management API from the command line. "
-    "Results are JSON on stdout; errors go to stderr with a non-zero exit status "
-    "(1 API error, 2 bad input).",
+    help=HELP,
     no_args_is_help=True,
     add_completion=False,
     rich_markup_mode="markdown",
     pretty_exceptions_enable=False,  # no tracebacks with local variables (the access key)
-    context_settings={"help_option_names": ["-h", "--help"]},
+    context_settings=CONTEXT_SETTINGS,
 )
 
 
 def _version(value: bool) -> None:
     if value:
+        from .._version import __version__
+
         print(f"edgedelivery {__version__}")
         raise typer.Exit()
 
@@ -75,6 +93,14 @@ def global_options(
             show_default=False,
         ),
     ] = None,
+    allow_insecure_http: Annotated[
+        bool,
+        typer.Option(
+            "--allow-insecure-http",
+            help="Allow a plain http:// base URL that is not loopback (the access key "
+            "is then sent unencrypted).",
+        ),
+    ] = False,
     version: Annotated[
         bool,
         typer.Option(
@@ -84,21 +110,26 @@ def global_options(
 ) -> None:
     """The Edge Delivery Management API from the command line."""
     ctx.obj = Settings(
-        access_key=access_key, base_url=base_url, timeout=timeout, max_retries=max_retries
+        access_key=access_key,
+        base_url=base_url,
+        timeout=timeout,
+        max_retries=max_retries,
+        allow_insecure_http=allow_insecure_http,
     )
 
 
-app.add_typer(ops.pull_zones, name="pull-zones")
-app.add_typer(ops.compute, name="compute")
-app.add_typer(ops.dns_zones, name="dns-zones")
-app.add_typer(ops.containers, name="containers")
-app.add_typer(ops.registries, name="registries")
-ops.shield.command("dump")(dump_command)
-app.add_typer(ops.shield, name="shield")
-app.command("demo")(demo_command)
+#: Hand-written commands, by group: not operations of the document.
+HAND_WRITTEN = {"shield": {"dump": dump_command}}
+
+for _name, _group in build_groups().items():
+    for _command, _function in HAND_WRITTEN.get(_name, {}).items():
+        _group.command(_command, cls=Command, context_settings=CONTEXT_SETTINGS)(_function)
+    app.add_typer(_group, name=_name)
+app.command("demo", cls=Command, context_settings=CONTEXT_SETTINGS)(demo_command)
 
 
-GLOBAL_OPTIONS = ("--access-key", "--base-url", "--timeout", "--max-retries")
+GLOBAL_OPTIONS = ("--access-key", "--base-url", "--timeout", "--max-retries")  # take a value
+GLOBAL_FLAGS = ("--allow-insecure-http",)
 
 
 def run(argv: Sequence[str] | None = None) -> int:
@@ -131,4 +162,4 @@ def _misplaced_global_option(args: list[str]) -> bool:
             next(rest, None)  # its value
         elif not arg.startswith("-"):
             break  # the command
-    return any(arg.split("=", 1)[0] in GLOBAL_OPTIONS for arg in rest)
+    return any(arg.split("=", 1)[0] in GLOBAL_OPTIONS + GLOBAL_FLAGS for arg in rest)

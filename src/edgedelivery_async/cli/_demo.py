@@ -13,18 +13,18 @@ zone, 1 when anything else failed, 130 after Ctrl-C.
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from edgedelivery_openapi.models import ShieldZoneConfig
 
-from .. import APIStatusError, BulkResult, EdgeDeliveryClient, NotFoundError
-from ..testing import SEED_SHIELD_ZONE_OFFSET, FakeEdgeDelivery
-from ._dump import dump, run_to_end
-from ._ids import IdRanges, chain
 from ._options import settings
 from ._output import FAILED, INTERRUPTED, OK, LineWriter
-from ._progress import RunStats, stderr_is_terminal
+
+if TYPE_CHECKING:  # imported when the demo runs: `--help` loads none of the SDK
+    from edgedelivery_openapi.models import ShieldZoneConfig
+
+    from .. import BulkResult
+    from ..testing import FakeEdgeDelivery
 
 MISSING_EVERY = 250  # every 250th pull zone is seeded without a shield zone
 RATE_503 = 0.02
@@ -34,6 +34,8 @@ DEMO_MAX_RETRIES = 5  # with 3% injected faults, 6 failures in a row never happe
 
 def seed(fake: FakeEdgeDelivery, count: int) -> set[int]:
     """Pull zones 1..count with shield zones, except every 250th; returns those without."""
+    from ..testing import SEED_SHIELD_ZONE_OFFSET
+
     missing = set()
     for pull_zone_id in range(1, count + 1):
         fake.add_pull_zone(pull_zone_id)
@@ -52,7 +54,8 @@ def seed(fake: FakeEdgeDelivery, count: int) -> set[int]:
 def demo_command(
     ctx: typer.Context,
     pull_zones: Annotated[
-        int, typer.Option("--pull-zones", "-p", min=1, help="How many pull zones to seed.")
+        int,
+        typer.Option("--pull-zones", "-p", metavar="N", min=1, help="How many pull zones to seed."),
     ] = 3000,
     concurrency: Annotated[
         int,
@@ -69,7 +72,10 @@ def demo_command(
         ),
     ] = None,
     latency: Annotated[
-        float, typer.Option("--latency", min=0.0, help="Seconds the fake waits per request.")
+        float,
+        typer.Option(
+            "--latency", metavar="SECONDS", min=0.0, help="Seconds the fake waits per request."
+        ),
     ] = 0.01,
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="No progress bar (the summary is still printed).")
@@ -81,6 +87,12 @@ def demo_command(
     fail with 503 or 429, which the retries absorb. Exits 0 when the only failures are
     the intended 404s. The global --access-key/--base-url are not used.
     """
+    from .. import APIStatusError, EdgeDeliveryClient, NotFoundError
+    from ..testing import FakeEdgeDelivery
+    from ._dump import dump, run_to_end
+    from ._ids import IdRanges, chain
+    from ._progress import RunStats, stderr_is_terminal
+
     options = settings(ctx)
     fake = FakeEdgeDelivery(request_log_limit=max(10_000, 2 * pull_zones))
     missing = seed(fake, pull_zones)

@@ -11,23 +11,25 @@ written), 2 for bad input, 130 after Ctrl-C (what was written stays, whole lines
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import sys
 from collections.abc import AsyncIterator, Callable, Coroutine
-from typing import IO, Annotated, Any, TypeVar
+from typing import IO, TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
-from edgedelivery_openapi.models import ShieldZoneConfig
 
-from .. import BulkProgress, BulkResult, EdgeDeliveryClient
-from ._ids import IdRanges, IdsFile, chain, parse_ranges
 from ._options import settings
 from ._output import FAILED, INTERRUPTED, OK, USAGE, LineWriter, error_record, to_jsonable
-from ._progress import LiveProgress, RunStats, stderr_is_terminal
+
+if TYPE_CHECKING:  # imported when a dump runs: `--help` loads none of the SDK
+    from edgedelivery_openapi.models import ShieldZoneConfig
+
+    from .. import BulkResult, EdgeDeliveryClient
+    from ._ids import IdRanges, IdsFile
+    from ._progress import RunStats
 
 T = TypeVar("T")
-ResultHook = Callable[[BulkResult[int, ShieldZoneConfig], str], None]
+ResultHook = Callable[["BulkResult[int, ShieldZoneConfig]", str], None]
 
 
 def record(result: BulkResult[int, ShieldZoneConfig]) -> dict[str, Any]:
@@ -55,6 +57,11 @@ async def dump(
     Cancellation (Ctrl-C under `asyncio.run`) stops the requests in flight, marks
     `stats.interrupted` and propagates; the caller closes `writer`.
     """
+    import asyncio
+
+    from .. import BulkProgress
+    from ._progress import LiveProgress
+
     counters = BulkProgress()
     results = client.shield.iter_zones_by_pull_zones(
         ids, concurrency=concurrency, rate_limit=rate_limit, progress=counters
@@ -111,6 +118,8 @@ def run_to_end(
     main: Callable[[], Coroutine[Any, Any, None]], stats: RunStats, writer: LineWriter
 ) -> None:
     """Run `asyncio.run(main())`; Ctrl-C marks the run interrupted. Always closes `writer`."""
+    import asyncio
+
     try:
         asyncio.run(main())
     except KeyboardInterrupt:
@@ -180,6 +189,9 @@ def dump_command(
     is shown on stderr when it is a terminal, and a summary line at the end. Exit status:
     0 all read, 1 some failed (all still written), 2 bad input, 130 interrupted.
     """
+    from ._ids import IdsFile, chain, parse_ranges
+    from ._progress import RunStats, stderr_is_terminal
+
     if pull_zones is None and ids_file is None:
         raise typer.BadParameter(
             "give --pull-zones, --ids-file, or both", param_hint="--pull-zones"

@@ -40,7 +40,7 @@ class IdRanges:
 def parse_ranges(spec: str) -> IdRanges:
     """Parse `1-5000,7001`; raises ValueError saying what is wrong.
 
-    Ids are non-negative integers, a range's start is not above its end, and ranges
+    Ids are positive integers (0 is refused), a range's start is not above its end, and ranges
     must not overlap (each pull zone is read once).
     """
     ranges: list[tuple[int, int]] = []
@@ -53,6 +53,8 @@ def parse_ranges(spec: str) -> IdRanges:
             raise ValueError(f"{item!r} is neither an id nor a range like 1-5000")
         first = int(match.group(1))
         last = int(match.group(2)) if match.group(2) is not None else first
+        if first < 1:
+            raise ValueError(f"{item!r}: 0 is not an id; ids are positive integers (1 or more)")
         if last < first:
             raise ValueError(f"range {item!r} ends before it starts")
         if last > _MAX_ID:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import typer
 
-from .. import EdgeDeliveryClient, EdgeDeliveryError
-from ._output import fail
+if TYPE_CHECKING:
+    from .. import EdgeDeliveryClient
 
 
 @dataclass(frozen=True, slots=True)
@@ -18,15 +19,20 @@ class Settings:
     base_url: str | None = None
     timeout: float | None = None
     max_retries: int | None = None
+    allow_insecure_http: bool = False
 
     def client(self) -> EdgeDeliveryClient:
         """A client from these settings (env fallbacks are the client's); exit 2 if unusable."""
+        from .. import EdgeDeliveryClient, EdgeDeliveryError
+        from ._output import fail
+
         try:
             return EdgeDeliveryClient(
                 access_key=self.access_key,
                 base_url=self.base_url,
                 timeout=self.timeout,
                 max_retries=self.max_retries,
+                allow_insecure_http=self.allow_insecure_http,
             )
         except EdgeDeliveryError as error:
             fail(error)

@@ -10,11 +10,12 @@ import json
 import os
 import sys
 import time
-from typing import IO, Any, NoReturn
+from typing import IO, TYPE_CHECKING, Any, NoReturn
 
 import typer
 
-from .. import APIError, ConfigurationError, EdgeDeliveryError, InvalidRequestError
+if TYPE_CHECKING:
+    from .. import EdgeDeliveryError
 
 #: Exit statuses.
 OK = 0
@@ -37,24 +38,53 @@ def print_json(value: Any) -> None:
 
 def exit_code(error: BaseException) -> int:
     """2 for input the SDK refused before sending or unusable settings, else 1."""
+    from .. import ConfigurationError, InvalidRequestError
+
     return USAGE if isinstance(error, InvalidRequestError | ConfigurationError) else FAILED
 
 
+#: Python arguments the SDK's messages may name, and the global option that sets each.
+CLI_OPTIONS = {"allow_insecure_http=True": "--allow-insecure-http"}
+INSECURE_HTTP_HINT = (
+    "hint: use an https:// base URL, or pass the global option --allow-insecure-http "
+    "(before the command) to send the key over plain http anyway"
+)
+SETTINGS_HINT = (
+    "hint: pass --base-url and --access-key, or set EDGEDELIVERY_BASE_URL and "
+    "EDGEDELIVERY_ACCESS_KEY"
+)
+
+
+def message_of(error: BaseException) -> tuple[str, str | None]:
+    """The error's message as the command line says it, and a hint naming CLI options.
+
+    The SDK's messages name Python arguments (`allow_insecure_http=True`); here they
+    name the global options that set them.
+    """
+    from .. import ConfigurationError
+
+    text = str(error)
+    if not isinstance(error, ConfigurationError):
+        return text, None
+    named = [python for python in CLI_OPTIONS if python in text]
+    for python in named:
+        text = text.replace(python, CLI_OPTIONS[python])
+    return text, INSECURE_HTTP_HINT if named else SETTINGS_HINT
+
+
 def fail(error: EdgeDeliveryError) -> NoReturn:
-    """Print `error: <the SDK's message>` on stderr and exit with its status."""
-    print(f"error: {error}", file=sys.stderr, flush=True)
-    if isinstance(error, ConfigurationError):
-        print(
-            "hint: pass --base-url and --access-key, or set EDGEDELIVERY_BASE_URL and "
-            "EDGEDELIVERY_ACCESS_KEY",
-            file=sys.stderr,
-            flush=True,
-        )
+    """Print `error: <the SDK's message>` (and a hint) on stderr and exit with its status."""
+    text, hint = message_of(error)
+    print(f"error: {text}", file=sys.stderr, flush=True)
+    if hint is not None:
+        print(hint, file=sys.stderr, flush=True)
     raise typer.Exit(exit_code(error))
 
 
 def error_record(error: Exception) -> dict[str, Any]:
     """An error as a dump line carries it: its type, HTTP status (or null) and message."""
+    from .. import APIError
+
     status = error.status_code if isinstance(error, APIError) else None
     return {"type": type(error).__name__, "status": status, "message": str(error)}
 

@@ -7,6 +7,7 @@ import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.progress import (
@@ -19,9 +20,15 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from .. import BulkProgress
+if TYPE_CHECKING:
+    from .. import BulkProgress
 
 REFRESH_SECONDS = 0.1
+
+
+def plural(count: int, noun: str) -> str:
+    """`1 pull zone`, `2 pull zones`, `0 errors`."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def stderr_is_terminal() -> bool:
@@ -60,7 +67,7 @@ class LiveProgress:
             TextColumn("{task.description}"),
             BarColumn(),
             MofNCompleteColumn(),
-            TextColumn("[red]{task.fields[errors]} errors[/red]"),
+            TextColumn("[red]{task.fields[errors]}[/red]"),
             TextColumn("{task.fields[rate]:>6.0f} req/s"),
             TimeElapsedColumn(),
             TextColumn("ETA"),
@@ -71,7 +78,9 @@ class LiveProgress:
             redirect_stderr=False,
         )
         self._progress.start()
-        self._task = self._progress.add_task(self.description, total=self.total, errors=0, rate=0.0)
+        self._task = self._progress.add_task(
+            self.description, total=self.total, errors=plural(0, "error"), rate=0.0
+        )
         self._refresher = asyncio.create_task(self._refresh())
         return self
 
@@ -98,7 +107,10 @@ class LiveProgress:
             return
         counters = self.counters
         self._progress.update(
-            self._task, completed=counters.done, errors=counters.failed, rate=counters.rate
+            self._task,
+            completed=counters.done,
+            errors=plural(counters.failed, "error"),
+            rate=counters.rate,
         )
         self._progress.refresh()
 
@@ -125,8 +137,11 @@ class RunStats:
         """Results per second."""
         return self.total / self.elapsed if self.elapsed > 0 else 0.0
 
-    def summary(self, what: str = "pull zones") -> str:
-        """One line: total, succeeded, failed (by type), elapsed, req/s, and how it ended."""
+    def summary(self, what: str = "pull zone") -> str:
+        """One line: total, succeeded, failed (by type), elapsed, req/s, and how it ended.
+
+        `what` is the singular noun of an item (`pull zone`); `-s` makes its plural.
+        """
         failed = f"{self.failed} failed"
         if self.errors_by_type:
             kinds = ", ".join(
@@ -134,7 +149,7 @@ class RunStats:
             )
             failed += f" ({kinds})"
         text = (
-            f"{self.total} {what}: {self.succeeded} succeeded, {failed} "
+            f"{plural(self.total, what)}: {self.succeeded} succeeded, {failed} "
             f"in {self.elapsed:.2f} s ({self.rate:.0f} req/s)"
         )
         if self.interrupted:

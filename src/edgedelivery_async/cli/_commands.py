@@ -1,0 +1,509 @@
+"""The per-operation commands, generated from the OpenAPI document.
+
+One group per resource (tag), one command per operation (`_document`):
+
+- path parameters are arguments (integers are ids: positive, checked before sending);
+- query parameters and body fields are options: strings, integers and numbers typed,
+  booleans as `--x/--no-x` (not sent unless given), enums as choices, arrays and
+  objects as JSON text;
+- `--body FILE` (`-` for stdin) gives the whole JSON body instead of field options;
+- the result is printed as JSON on stdout (models through `to_dict()`).
+
+A command runs the generated method (`client.operation(operation_id)`), so it has
+the SDK's validation, retries, timeouts and errors. `_overrides` adds the few
+conveniences the document cannot say, keyed by operation id; nothing here names an
+operation. SDK modules are imported only when a command runs, never for `--help`.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import re
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from typer.core import TyperCommand
+
+from . import _clicklib as click
+from ._document import GroupSpec, Input, OperationSpec, groups
+from ._output import print_json, read_json
+
+if TYPE_CHECKING:
+    from ._overrides import Override
+
+CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"]}
+MAX_ID = 2**63 - 1
+_NEGATIVE_NUMBER = re.compile(r"-\d+(?:\.\d*)?")
+_JSON_KINDS = {"array": list, "object": dict}
+
+
+# ------------------------------------------------------------ parameter types
+class PositiveId(click.ParamType):
+    """An id: a positive integer, refused before anything is sent otherwise."""
+
+    name = "id"
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context) -> str | None:
+        return ""  # the argument's own metavar says it; no `<int>` placeholder
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            number = value
+        else:
+            text = str(value).strip()
+            if not re.fullmatch(r"[+-]?\d+", text):
+                self.fail(f"{value!r} is not an id: ids are positive integers", param, ctx)
+            number = int(text)
+        if number < 1:
+            self.fail(f"{number} is not an id: ids are positive integers (1 or more)", param, ctx)
+        if number > MAX_ID:
+            self.fail(f"{number} is beyond the 64-bit id range", param, ctx)
+        return number
+
+
+class PlainText(click.ParamType):
+    """A string argument, shown without a `<str>` placeholder."""
+
+    name = "text"
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context) -> str | None:
+        return ""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        return str(value)
+
+
+class Choices(click.ParamType):
+    """One of the values an enum allows, shown as `[a|b|c]`."""
+
+    name = "choice"
+
+    def __init__(self, choices: list[str]) -> None:
+        self.choices = choices
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context) -> str | None:
+        return "[" + "|".join(self.choices) + "]"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        if str(value) not in self.choices:
+            allowed = ", ".join(map(repr, self.choices))
+            self.fail(f"{value!r} is not one of {allowed}", param, ctx)
+        return str(value)
+
+
+class Command(TyperCommand):
+    """A command whose usage line names its arguments plainly (`APP_ID`, `[KEY=VALUE...]`),
+    and which says what a negative number is when one is given for an id."""
+
+    def collect_usage_pieces(self, ctx: click.Context) -> list[str]:
+        pieces = [self.options_metavar] if self.options_metavar else []
+        for param in self.get_params(ctx):
+            if param.param_type_name != "argument":
+                continue
+            name = param.metavar or (param.name or "").upper()
+            if param.nargs != 1 and not name.endswith("..."):
+                name += "..."
+            pieces.append(name if param.required else f"[{name}]")
+        return pieces
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except click.NoSuchOption as error:
+            if _NEGATIVE_NUMBER.fullmatch(error.option_name) and any(
+                isinstance(param.type, PositiveId) for param in self.params
+            ):
+                raise click.UsageError(
+                    f"{error.option_name} is not an id: ids are positive integers (1 or more)",
+                    ctx,
+                ) from None
+            raise
+
+
+# ---------------------------------------------------------------- invocation
+@dataclass
+class Invocation:
+    """One run of a generated command: the values given, then the call they make.
+
+    An override's `prepare` may change `fields`, `given` and `body` before the call
+    is assembled; its `output` reads `args` and `kwargs` after it.
+    """
+
+    ctx: typer.Context
+    operation: OperationSpec
+    path: list[Any]
+    fields: dict[str, Any]  # Python name -> value, for the query parameters and fields given
+    given: dict[str, str]  # Python name -> the option that gave it (for messages)
+    body: Any = None  # the whole body (from --body), when given
+    body_given: bool = False
+    body_label: str = "--body"
+    extras: dict[str, Any] = field(default_factory=dict)  # the override's own parameters
+    args: list[Any] = field(default_factory=list)
+    kwargs: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Bound:
+    """How one input of the document is read from the command line."""
+
+    input: Input
+    param: str  # the command function's parameter
+    label: str  # how messages name it: PULL_ZONE_ID, --hostname, --on/--off
+    json_kind: str | None = None  # "array", "object" or "any": given as JSON text
+    choices: Mapping[str, Any] | None = None  # enums: the text given -> the value sent
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    """One parameter of a command function, as typer reads it."""
+
+    name: str
+    annotation: Any
+    default: Any = None
+
+
+@dataclass
+class GeneratedCommand:
+    """The command of one operation: its parameters, and how a run becomes a call."""
+
+    operation: OperationSpec
+    override: Override | None
+    bound: list[Bound] = field(default_factory=list)
+    params: list[Param] = field(default_factory=list)
+    extras: list[Param] = field(default_factory=list)  # the override's own parameters
+    body_param: str | None = None  # the --body parameter, when the operation has a body
+    body_label: str = "--body"
+
+    # ------------------------------------------------------------- building
+    @classmethod
+    def build(cls, operation: OperationSpec, override: Override | None) -> GeneratedCommand:
+        self = cls(operation, override)
+        decls = override.body_options if override is not None else ("--body",)
+        self.body_label = "/".join(d for d in decls if d.startswith("--"))
+        for number, item in enumerate(operation.path_params):
+            self._argument(number, item)
+        if override is not None:
+            self.extras += override.extra_arguments
+            self.params += override.extra_arguments
+        for number, item in enumerate((*operation.query_params, *operation.fields)):
+            self._option(number, item)
+        if operation.has_body:
+            self._body()
+        if override is not None:
+            self.extras += override.extra_options
+            self.params += override.extra_options
+        return self
+
+    def _argument(self, number: int, item: Input) -> None:
+        integer = item.schema.get("type") == "integer" or (
+            self.override is not None and item.python in self.override.integer_ids
+        )
+        name = f"path_{number}"
+        metavar = item.option
+        help_text = item.description + (" A positive integer." if integer else "")
+        self.params.append(
+            Param(
+                name,
+                Annotated[
+                    int if integer else str,
+                    typer.Argument(
+                        metavar=metavar,
+                        click_type=PositiveId() if integer else PlainText(),
+                        help=help_text.strip() or None,
+                        show_default=False,
+                    ),
+                ],
+                ...,
+            )
+        )
+        self.bound.append(Bound(item, name, metavar))
+
+    def _option(self, number: int, item: Input) -> None:
+        schema = item.schema
+        kind = schema.get("type")
+        name = f"option_{number}"
+        decls: tuple[str, ...] = (item.option,)
+        if self.override is not None and item.python in self.override.options:
+            decls = self.override.options[item.python]
+        help_parts = [item.description] if item.description else []
+        if self.override is not None and item.python in self.override.option_help:
+            help_parts = [self.override.option_help[item.python]]
+        json_kind: str | None = None
+        choices: dict[str, Any] | None = None
+        option: Any
+        annotation: Any
+        if "enum" in schema and kind in ("string", "integer", "number", None):
+            choices = {str(value): value for value in schema["enum"] if value is not None}
+            annotation = str | None
+            option = typer.Option(*decls, click_type=Choices(list(choices)))
+        elif kind == "boolean":
+            if len(decls) == 1 and "/" not in decls[0]:
+                decls = (f"{decls[0]}/--no-{decls[0].removeprefix('--')}",)
+            annotation = bool | None
+            option = typer.Option(*decls)
+        elif kind in ("string", "integer", "number"):
+            scalar: type = {"string": str, "integer": int, "number": float}[kind]
+            annotation = scalar | None
+            limits: dict[str, Any] = {}
+            if kind != "string":
+                limits = {
+                    "min": schema.get("minimum"),
+                    "max": schema.get("maximum"),
+                }
+            option = typer.Option(*decls, metavar=item.python.strip("_").upper(), **limits)
+        else:  # arrays, objects, anything else: JSON text
+            json_kind = kind if kind in _JSON_KINDS else "any"
+            annotation = str | None
+            what = {"array": "A JSON array", "object": "A JSON object"}.get(json_kind, "JSON")
+            help_parts.append(f"{what}.")
+            option = typer.Option(*decls, metavar="JSON")
+        if item.required:
+            help_parts.append(
+                "Required." if item.kind == "query" else f"Required (here or in {self.body_label})."
+            )
+        if "default" in schema:
+            help_parts.append(f"Default: {json.dumps(schema['default'])}.")
+        option.help = " ".join(part.strip() for part in help_parts if part.strip()) or None
+        option.show_default = False
+        label = "/".join(d for d in decls if d.startswith("--")) or decls[0]
+        self.params.append(Param(name, Annotated[annotation, option], None))
+        self.bound.append(Bound(item, name, label, json_kind, choices))
+
+    def _body(self) -> None:
+        override = self.override
+        decls = override.body_options if override is not None else ("--body",)
+        if override is not None and override.body_help:
+            help_text = override.body_help
+        elif not self.operation.fields:
+            help_text = "The whole JSON body, from a file (- for stdin)."
+        else:
+            help_text = (
+                "The whole JSON body, from a file (- for stdin), instead of the field options."
+            )
+        if self.operation.body_required and override is None:
+            help_text += " Required."
+        self.body_param = "body"
+        self.params.append(
+            Param(
+                "body",
+                Annotated[
+                    str | None,
+                    typer.Option(*decls, metavar="FILE", help=help_text, show_default=False),
+                ],
+                None,
+            )
+        )
+
+    # -------------------------------------------------------------- running
+    def run(self, ctx: typer.Context, values: dict[str, Any]) -> None:
+        """Read the values, make the call, print the result."""
+        operation = self.operation
+        invocation = Invocation(
+            ctx,
+            operation,
+            path=[values[b.param] for b in self.bound if b.input.kind == "path"],
+            fields={},
+            given={},
+            body_label=self.body_label,
+            extras={extra.name: values[extra.name] for extra in self.extras},
+        )
+        for item in self.bound:
+            value = values.get(item.param)
+            if item.input.kind == "path" or value is None:
+                continue
+            invocation.fields[item.input.python] = self._value(item, value)
+            invocation.given[item.input.python] = item.label
+        if self.body_param is not None and values.get(self.body_param) is not None:
+            invocation.body = read_json(values[self.body_param], self.body_label)
+            invocation.body_given = True
+        if self.override is not None and self.override.prepare is not None:
+            self.override.prepare(invocation)
+        self._assemble(invocation)
+        result = call_operation(ctx, operation.operation_id, invocation.args, invocation.kwargs)
+        if self.override is not None and self.override.output is not None:
+            result = self.override.output(invocation, result)
+        print_json(result)
+
+    def _value(self, item: Bound, value: Any) -> Any:
+        if item.choices is not None:
+            return item.choices[value]
+        if item.json_kind is None:
+            return value
+        try:
+            parsed = json.loads(value)
+        except ValueError as exc:
+            raise typer.BadParameter(
+                f"{value!r} is not valid JSON: {exc}", param_hint=item.label
+            ) from None
+        expected = _JSON_KINDS.get(item.json_kind)
+        if expected is not None and not isinstance(parsed, expected):
+            raise typer.BadParameter(f"must be a JSON {item.json_kind}", param_hint=item.label)
+        return parsed
+
+    def _assemble(self, invocation: Invocation) -> None:
+        """The generated method's arguments: path values, the body, keyword fields."""
+        operation = self.operation
+        field_names = {item.python for item in operation.fields}
+        given_fields = [
+            invocation.given.get(name, name) for name in invocation.fields if name in field_names
+        ]
+        if invocation.body_given and given_fields:
+            raise typer.BadParameter(
+                f"cannot be combined with {', '.join(given_fields)}: the file is the whole body",
+                param_hint=invocation.body_label,
+            )
+        args = list(invocation.path)
+        kwargs = dict(invocation.fields)
+        if operation.body_param is not None:
+            if invocation.body_given:
+                args.append(invocation.body)
+            elif operation.body_required:
+                raise self._missing(invocation.ctx, "body")
+        elif invocation.body_given:
+            kwargs.update(self._fields_of(invocation.body, invocation.body_label))
+        for item in self.bound:
+            if (
+                item.input.kind != "path"
+                and item.input.required
+                and item.input.python not in kwargs
+            ):
+                raise self._missing(invocation.ctx, item.param)
+        invocation.args = args
+        invocation.kwargs = kwargs
+
+    def _fields_of(self, body: Any, label: str) -> dict[str, Any]:
+        """A JSON object body as the method's keyword fields (and `extra_fields`)."""
+        if not isinstance(body, dict):
+            raise typer.BadParameter("must hold a JSON object", param_hint=label)
+        by_wire = {item.wire: item.python for item in self.operation.fields}
+        kwargs: dict[str, Any] = {}
+        extra: dict[str, Any] = {}
+        for wire, value in body.items():
+            if wire in by_wire:
+                kwargs[by_wire[wire]] = value
+            else:
+                extra[wire] = value
+        if extra and not self.operation.extra_fields:
+            known = ", ".join(by_wire) or "none"
+            raise typer.BadParameter(
+                f"unknown member(s) {', '.join(sorted(extra))} (known: {known})", param_hint=label
+            )
+        if extra:
+            kwargs["extra_fields"] = extra
+        return kwargs
+
+    @staticmethod
+    def _missing(ctx: typer.Context, name: str) -> click.MissingParameter:
+        param = next((p for p in ctx.command.params if p.name == name), None)
+        return click.MissingParameter(ctx=ctx, param=param)
+
+    # ---------------------------------------------------------------- typer
+    def callback(self) -> Callable[..., None]:
+        """The command function typer reads: `ctx` and one keyword per parameter."""
+
+        def command(ctx: typer.Context, **values: Any) -> None:
+            self.run(ctx, values)
+
+        parameters = [
+            inspect.Parameter(
+                "ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=typer.Context
+            )
+        ]
+        parameters += [
+            inspect.Parameter(
+                p.name,
+                inspect.Parameter.KEYWORD_ONLY,
+                annotation=p.annotation,
+                default=p.default,
+            )
+            for p in self.params
+        ]
+        command.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+        command.__annotations__ = {p.name: p.annotation for p in parameters}
+        command.__name__ = self.operation.method
+        command.__doc__ = self.help
+        return command
+
+    @property
+    def help(self) -> str:
+        operation = self.operation
+        parts = [operation.summary.rstrip(".") + "." if operation.summary else ""]
+        if operation.description:
+            parts.append(operation.description)
+        if self.override is not None and self.override.help:
+            parts.append(self.override.help)
+        if not operation.requires_key:
+            parts.append("Needs no access key.")
+        parts.append(f"`{operation.http_method} {operation.path}` ({operation.operation_id}).")
+        return "\n\n".join(part for part in parts if part)
+
+
+def call_operation(
+    ctx: typer.Context, operation_id: str, args: list[Any], kwargs: dict[str, Any]
+) -> Any:
+    """Run one operation with a client from the global options; exit on an SDK error."""
+    import asyncio
+
+    from .. import EdgeDeliveryError
+    from ._options import settings
+    from ._output import INTERRUPTED, fail
+
+    client = settings(ctx).client()
+
+    async def main() -> Any:
+        async with client:
+            return await client.operation(operation_id)(*args, **kwargs)
+
+    try:
+        return asyncio.run(main())
+    except EdgeDeliveryError as error:
+        fail(error)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr, flush=True)
+        raise typer.Exit(INTERRUPTED) from None
+
+
+def build_groups() -> dict[str, typer.Typer]:
+    """One typer group per resource, with one command per operation, by group name."""
+    from ._overrides import OVERRIDES
+
+    found: dict[str, typer.Typer] = {}
+    for group in groups():
+        found[group.name] = build_group(group, OVERRIDES)
+    return found
+
+
+def build_group(group: GroupSpec, overrides: Mapping[str, Override]) -> typer.Typer:
+    sub = typer.Typer(
+        help=group.help,
+        no_args_is_help=True,
+        rich_markup_mode="markdown",
+        context_settings=CONTEXT_SETTINGS,
+    )
+    for operation in group.operations:
+        command = GeneratedCommand.build(operation, overrides.get(operation.operation_id))
+        sub.command(
+            operation.command,
+            cls=Command,
+            help=command.help,
+            short_help=operation.summary or None,
+            context_settings=CONTEXT_SETTINGS,
+        )(command.callback())
+    return sub
+
+
+def generated_commands() -> dict[str, GeneratedCommand]:
+    """Every operation's command (for tests and tools), by operation id."""
+    from ._overrides import OVERRIDES
+
+    return {
+        operation.operation_id: GeneratedCommand.build(
+            operation, OVERRIDES.get(operation.operation_id)
+        )
+        for group in groups()
+        for operation in group.operations
+    }

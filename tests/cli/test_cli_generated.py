@@ -1,0 +1,228 @@
+"""The per-operation commands come from the document: every operation has one.
+
+The lists here are read from the document (`_schema.operations()`) and from the
+generated methods, so an operation added to the document is covered with no change
+to this file: its command's help, its names, and a run against the fake with values
+from the document's examples.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import typer
+from edgedelivery_openapi.resources import OPERATIONS
+
+from edgedelivery_async import _schema
+from edgedelivery_async._client import EdgeDeliveryClient
+from edgedelivery_async.cli import _document
+from edgedelivery_async.cli._app import app
+from edgedelivery_async.cli._commands import generated_commands
+from edgedelivery_async.cli._overrides import OVERRIDES
+from edgedelivery_async.testing import FakeEdgeDelivery
+
+from ._support import Served, plain
+from .conftest import Run
+
+OPERATION_IDS = sorted(_schema.operations())
+PLACEHOLDER = re.compile(r"<[a-z][a-z ]*>|\{[A-Z_]+\}")  # <str>, <int range>, {PULL_ZONE_ID}
+
+
+def command_of(operation_id: str) -> list[str]:
+    """The group and command names of an operation, as the CLI spells them."""
+    spec = _document.operations()[operation_id]
+    return [spec.resource.replace("_", "-"), spec.command]
+
+
+def method_of(operation_id: str) -> Callable[..., Any]:
+    """The generated method (unbound, undecorated) of an operation."""
+    resource, method = OPERATIONS[operation_id]
+    resource_class = type(getattr(EdgeDeliveryClient("k", "https://x.example"), resource))
+    endpoint = getattr(resource_class, method)
+    wrapped: Callable[..., Any] = endpoint.__wrapped__
+    return wrapped
+
+
+def signature_names(operation_id: str) -> tuple[list[str], list[str], str | None]:
+    """(path parameters, keyword parameters, whole-body parameter) of the generated method."""
+    spec = _document.operations()[operation_id]
+    parameters = list(inspect.signature(method_of(operation_id)).parameters.values())[1:]
+    positional = [p.name for p in parameters if p.kind is p.POSITIONAL_OR_KEYWORD]
+    body = spec.body_param if spec.body_param in positional else None
+    path = [name for name in positional if name != body]
+    keywords = [p.name for p in parameters if p.kind is p.KEYWORD_ONLY and p.name != "extra_fields"]
+    return path, keywords, body
+
+
+@pytest.mark.parametrize("operation_id", OPERATION_IDS)
+def test_the_cli_reads_the_names_the_generator_wrote(operation_id: str) -> None:
+    spec = _document.operations()[operation_id]
+    assert (spec.resource, spec.method) == OPERATIONS[operation_id]
+    path, keywords, body = signature_names(operation_id)
+    assert [item.python for item in spec.path_params] == path
+    assert sorted(item.python for item in (*spec.query_params, *spec.fields)) == sorted(keywords)
+    assert spec.body_param == body or (body is None and spec.body_param is None)
+    assert [item.wire for item in spec.path_params] == [
+        name for name, _ in _schema.operations()[operation_id].path_params
+    ]
+    assert {item.wire for item in spec.query_params} == {
+        parameter.name for parameter in _schema.operations()[operation_id].query_params
+    }
+
+
+@pytest.mark.parametrize("operation_id", OPERATION_IDS)
+def test_every_operation_has_a_command_whose_help_lists_its_inputs(
+    cli: Run, operation_id: str
+) -> None:
+    result = cli(*command_of(operation_id), "--help")
+    assert result.code == 0, result.err
+    text = plain(result.out)
+    operation = _schema.operations()[operation_id]
+    assert operation.operation_id in text
+    path, keywords, body = signature_names(operation_id)
+    for name in path:
+        assert name.upper() in text, f"{name.upper()} is not in the help of {operation_id}"
+    renamed = OVERRIDES.get(operation_id)
+    for name in keywords:
+        declared = renamed.options.get(name) if renamed is not None else None
+        option = declared[0].split("/")[0] if declared else "--" + name.replace("_", "-")
+        assert re.search(rf"(^|\s|,){re.escape(option)}(\s|,|$)", text), (
+            f"{option} is not in the help of {operation_id}"
+        )
+    if body is not None or operation.body_schema is not None:
+        assert re.search(r"(^|\s|,)--body(\s|,|$)", text), f"no --body in {operation_id}"
+    assert not PLACEHOLDER.search(text), PLACEHOLDER.findall(text)
+
+
+def every_help_path(command: Any, path: list[str]) -> list[list[str]]:
+    found = [path]
+    for name, sub in sorted(getattr(command, "commands", {}).items()):
+        found += every_help_path(sub, [*path, name])
+    return found
+
+
+def test_no_help_shows_a_type_placeholder(cli: Run) -> None:
+    paths = every_help_path(typer.main.get_command(app), [])
+    assert ["shield", "dump"] in paths
+    assert ["demo"] in paths
+    for path in paths:
+        result = cli(*path, "--help")
+        assert result.code == 0, (path, result.err)
+        found = PLACEHOLDER.findall(result.out)
+        assert not found, f"{' '.join(path)} --help shows {found}"
+
+
+def test_on_off_reads_as_a_flag(cli: Run) -> None:
+    text = plain(cli("pull-zones", "set-force-ssl", "--help").out)
+    assert "--on --off Force HTTPS on or off." in text
+
+
+def test_the_top_level_help_lists_every_exit_status(cli: Run) -> None:
+    text = plain(cli("--help").out)
+    for status in ("0", "1", "2", "130"):
+        assert re.search(rf"• {status} ", text), f"exit status {status} is not listed"
+    assert "--allow-insecure-http" in text
+
+
+# -------------------------------------------------------- runs against the fake
+def example_body(operation_id: str) -> Any:
+    """The request body example of an operation (its `example`, else its first `examples`)."""
+    spec = _document.document()
+    for item in spec["paths"].values():
+        for operation in item.values():
+            if not isinstance(operation, dict) or operation.get("operationId") != operation_id:
+                continue
+            body = _document.deref(operation.get("requestBody", {}))
+            media = body.get("content", {}).get("application/json", {})
+            if "example" in media:
+                return media["example"]
+            for example in media.get("examples", {}).values():
+                return _document.deref(example)["value"]
+    return None
+
+
+def path_value(item: _document.Input) -> str:
+    """A path value for an operation the fake keeps no state for: its example, else 1."""
+    if "example" in item.schema:
+        return str(item.schema["example"])
+    return "1"
+
+
+def seed(fake: FakeEdgeDelivery, operation_id: str, body: Any) -> list[str] | None:
+    """State for the stateful nine, and their path values; None for any other operation."""
+    if operation_id == "PullZonePublic_SetForceSSL":
+        fake.add_pull_zone(42, hostnames=[body["Hostname"]])
+        return ["42"]
+    if operation_id == "ComputeScript_AddVariable":
+        return [str(fake.add_script(5))]
+    if operation_id in ("DnsZone_Add", "ContainerRegistry_Add"):
+        return []
+    if operation_id == "ContainerTemplate_Add":
+        return [fake.add_app("app-1")]
+    if operation_id == "ContainerTemplate_SetEnvironmentVariables":
+        app_id = fake.add_app("app-1")
+        return [app_id, fake.add_template(app_id)]
+    if operation_id == "ContainerRegistry_Get":
+        return [str(fake.add_registry("main"))]
+    if operation_id == "ShieldZone_GetByPullZone":
+        fake.seed_pull_zones(1)
+        return ["1"]
+    if operation_id == "ShieldZone_GetUploadScanning":
+        fake.seed_pull_zones(1)
+        return [str(fake.shield_zone_id_for(1))]
+    return None
+
+
+def options_for(operation_id: str, body: dict[str, Any]) -> list[str]:
+    """The example body as field options, spelled as the command declares them."""
+    command = generated_commands()[operation_id]
+    by_wire = {bound.input.wire: bound for bound in command.bound if bound.input.kind == "field"}
+    args: list[str] = []
+    for wire, value in body.items():
+        bound = by_wire[wire]
+        if isinstance(value, bool):
+            on, _, off = bound.label.partition("/")
+            args.append(on if value else off)
+        elif bound.json_kind is not None:
+            args += [bound.label.split("/")[0], json.dumps(value)]
+        else:
+            args += [bound.label.split("/")[0], str(value)]
+    return args
+
+
+RUNS = [
+    (operation_id, how)
+    for operation_id in OPERATION_IDS
+    for how in (("options", "body") if example_body(operation_id) is not None else ("options",))
+]
+
+
+@pytest.mark.parametrize(("operation_id", "how"), RUNS)
+def test_every_operation_runs_against_the_fake(
+    cli: Run, served: Served, tmp_path: Path, operation_id: str, how: str
+) -> None:
+    spec = _document.operations()[operation_id]
+    body = example_body(operation_id)
+    path = seed(served.fake, operation_id, body)
+    if path is None:
+        path = [path_value(item) for item in spec.path_params]
+    args = [*served.options, *command_of(operation_id), *path]
+    if body is not None:
+        if how == "options" and spec.fields and isinstance(body, dict):
+            args += options_for(operation_id, body)
+        else:
+            file = tmp_path / "body.json"
+            file.write_text(json.dumps(body))
+            args += ["--body", str(file)]
+    result = cli(*args)
+    assert result.code == 0, result.err
+    json.loads(result.out)  # the result, as JSON
+    [sent] = served.fake.requests_for(operation_id)
+    if body is not None:
+        assert sent.json == body
