@@ -1,57 +1,42 @@
-"""Pytest plugin (entry point `edgedelivery`): fixtures for testing code that uses the SDK.
+"""What the pytest plugin's fixtures build; imported when a test requests one of them.
 
-- `edgedelivery_fake`: a fresh `FakeEdgeDelivery` accepting `EDGEDELIVERY_FAKE_KEY`.
-- `edgedelivery_client`: an `EdgeDeliveryClient` wired to that fake in-process.
+The plugin itself is the top-level module `edgedelivery_async_pytest` (the `pytest11`
+entry point `edgedelivery`). It imports nothing of the SDK, so a project that has the
+package installed but never uses these fixtures does not pay for importing it; it calls
+into this module from inside the fixtures.
 
-Pytest loads this module for everyone who has the package installed, so it imports only
-pytest at module level; the async fixture uses pytest-asyncio when it is installed.
+- `edgedelivery_fake`: `new_fake()`, a fresh `FakeEdgeDelivery` accepting
+  `EDGEDELIVERY_FAKE_KEY`.
+- `edgedelivery_client`: `client_for(fake)`, an `EdgeDeliveryClient` wired to that fake
+  in-process, closed afterwards.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+import contextlib
+from collections.abc import AsyncIterator
 
-import pytest
+import httpx
+
+from edgedelivery_async import EdgeDeliveryClient
 
 from ._fake import FakeEdgeDelivery
-
-if TYPE_CHECKING:
-    from edgedelivery_async import EdgeDeliveryClient
 
 EDGEDELIVERY_FAKE_KEY = "test-access-key"
 EDGEDELIVERY_FAKE_URL = "https://fake.edgedelivery.test"
 
-_F = TypeVar("_F", bound=Callable[..., Any])
 
-
-def _async_fixture(func: _F) -> _F:
-    """pytest-asyncio's fixture decorator when installed (works in strict mode too)."""
-    try:
-        import pytest_asyncio
-    except ImportError:  # pragma: no cover - depends on the user's plugins
-        return cast(_F, pytest.fixture(func))
-    return cast(_F, pytest_asyncio.fixture(func))
-
-
-@pytest.fixture
-def edgedelivery_fake() -> FakeEdgeDelivery:
+def new_fake() -> FakeEdgeDelivery:
     """A fresh fake API with no data; its key is `fake.access_key`."""
     return FakeEdgeDelivery(EDGEDELIVERY_FAKE_KEY)
 
 
-@_async_fixture
-async def edgedelivery_client(
-    edgedelivery_fake: FakeEdgeDelivery,
-) -> AsyncIterator[EdgeDeliveryClient]:
-    """A ready `EdgeDeliveryClient` talking to `edgedelivery_fake` in-process."""
-    import httpx
-
-    from edgedelivery_async import EdgeDeliveryClient
-
-    async with httpx.AsyncClient(transport=edgedelivery_fake.transport()) as http:
+@contextlib.asynccontextmanager
+async def client_for(fake: FakeEdgeDelivery) -> AsyncIterator[EdgeDeliveryClient]:
+    """A ready `EdgeDeliveryClient` talking to `fake` in-process."""
+    async with httpx.AsyncClient(transport=fake.transport()) as http:
         client = EdgeDeliveryClient(
-            access_key=edgedelivery_fake.access_key,
+            access_key=fake.access_key,
             base_url=EDGEDELIVERY_FAKE_URL,
             http_client=http,
         )
