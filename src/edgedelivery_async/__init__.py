@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from ._bulk import BulkOutcome, BulkProgress, BulkResult, RateLimiter, collect, fan_out
     from ._call import BoundEndpoint
     from ._client import EdgeDeliveryClient
+    from ._hooks import HookError, Hooks, RequestEvent, ResponseEvent, RetryEvent
     from ._response import APIResponse
     from ._retry import RetryPolicy
     from ._timeouts import Timeout
@@ -46,6 +47,11 @@ if TYPE_CHECKING:
 _LAZY = {
     "APIResponse": "._response",
     "BoundEndpoint": "._call",
+    "HookError": "._hooks",
+    "Hooks": "._hooks",
+    "RequestEvent": "._hooks",
+    "ResponseEvent": "._hooks",
+    "RetryEvent": "._hooks",
     "BulkOutcome": "._bulk",
     "BulkProgress": "._bulk",
     "BulkResult": "._bulk",
@@ -89,13 +95,18 @@ __all__ = [
     "EdgeDeliveryClient",
     "EdgeDeliveryError",
     "FieldError",
+    "HookError",
+    "Hooks",
     "InternalServerError",
     "InvalidRequestError",
     "NotFoundError",
     "PermissionDeniedError",
     "RateLimitError",
     "RateLimiter",
+    "RequestEvent",
+    "ResponseEvent",
     "ResponseTooLargeError",
+    "RetryEvent",
     "RetryPolicy",
     "Timeout",
     "UnprocessableEntityError",

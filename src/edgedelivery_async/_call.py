@@ -38,6 +38,7 @@ from ._schema import Problem
 if TYPE_CHECKING:
     from ._bulk import BulkProgress, BulkResult
     from ._response import APIResponse
+    from ._telemetry import BulkTrace, Telemetry
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -73,6 +74,9 @@ class Runtime(Protocol):
 
     def reserve_connections(self, count: int) -> None: ...
 
+    @property
+    def telemetry(self) -> Telemetry | None: ...
+
 
 class Resource:
     """A group of operations (one tag of the document) bound to a client's runtime."""
@@ -86,11 +90,23 @@ class Resource:
         return f"<{type(self).__name__} resource>"
 
 
-class endpoint(Generic[P, T]):
-    """Decorator for generated methods that return a `Call`."""
+def endpoint(
+    operation_id: str,
+) -> Callable[[Callable[Concatenate[Any, P], Call[T]]], Endpoint[P, T]]:
+    """Decorator for generated methods that return a `Call` of `operation_id`."""
 
-    def __init__(self, method: Callable[Concatenate[Any, P], Call[T]]) -> None:
+    def wrap(method: Callable[Concatenate[Any, P], Call[T]]) -> Endpoint[P, T]:
+        return Endpoint(method, operation_id)
+
+    return wrap
+
+
+class Endpoint(Generic[P, T]):
+    """A generated method on its resource class: binds to `BoundEndpoint` on access."""
+
+    def __init__(self, method: Callable[Concatenate[Any, P], Call[T]], operation_id: str) -> None:
         self._method = method
+        self.operation_id = operation_id
         self.__doc__ = method.__doc__
         self.__name__ = method.__name__
         self.__qualname__ = method.__qualname__
@@ -109,17 +125,23 @@ class endpoint(Generic[P, T]):
     def __get__(self, instance: Resource | None, owner: type[Any]) -> Self | BoundEndpoint[P, T]:
         if instance is None:
             return self
-        return BoundEndpoint(self._method, instance)
+        return BoundEndpoint(self._method, instance, self.operation_id)
 
 
 class BoundEndpoint(Generic[P, T]):
     """A generated method bound to its resource: await it, or use a variant below."""
 
-    __slots__ = ("_instance", "_method")
+    __slots__ = ("_instance", "_method", "operation_id")
 
-    def __init__(self, method: Callable[Concatenate[Any, P], Call[T]], instance: Resource) -> None:
+    def __init__(
+        self,
+        method: Callable[Concatenate[Any, P], Call[T]],
+        instance: Resource,
+        operation_id: str,
+    ) -> None:
         self._method = method
         self._instance = instance
+        self.operation_id = operation_id
 
     @property
     def __doc__(self) -> str | None:  # type: ignore[override]
@@ -159,18 +181,40 @@ class BoundEndpoint(Generic[P, T]):
         """
         from ._bulk import fan_out
 
+        runtime = self._instance._runtime
         if isinstance(concurrency, int) and not isinstance(concurrency, bool) and concurrency > 0:
-            self._instance._runtime.reserve_connections(concurrency)
-        return fan_out(
+            runtime.reserve_connections(concurrency)
+        results = fan_out(
             self,  # type: ignore[arg-type]
             keys,
             concurrency=concurrency,
             rate_limit=rate_limit,
             progress=progress,
         )
+        telemetry = runtime.telemetry
+        if telemetry is None:
+            return results
+        return _traced(results, telemetry.start_bulk(self.operation_id or self.__name__))
 
     def __repr__(self) -> str:
         return f"<endpoint {self._method.__qualname__}>"
+
+
+async def _traced(
+    results: AsyncGenerator[BulkResult[K, T], None], trace: BulkTrace
+) -> AsyncGenerator[BulkResult[K, T], None]:
+    """Results as they come, counted into a bulk trace that ends with the run."""
+    error: BaseException | None = None
+    try:
+        async for result in results:
+            trace.item(result.ok)
+            yield result
+    except BaseException as exc:
+        error = exc
+        raise
+    finally:
+        await results.aclose()
+        trace.end(error)
 
 
 def body_of(
@@ -209,6 +253,7 @@ def pairs(value: Any, key: str, item: str) -> Any:
 __all__ = [
     "BoundEndpoint",
     "Call",
+    "Endpoint",
     "KeywordBody",
     "Resource",
     "Runtime",

@@ -13,13 +13,15 @@ from edgedelivery_openapi.resources import OPERATIONS, Resources
 from ._call import BoundEndpoint, Call, Resource, endpoint
 from ._engine import CallOptions, Engine
 from ._exceptions import ConfigurationError, InvalidRequestError
-from ._http import AccessKey, Transport
+from ._hooks import Hooks
+from ._http import DEFAULT_MAX_RESPONSE_BYTES, AccessKey, Transport
 from ._retry import RetryPolicy
 from ._runtime import ClientRuntime
 from ._schema import Problem
 from ._shield import Shield
+from ._telemetry import Telemetry
 from ._timeouts import Timeout
-from ._transport import AiohttpTransport, HttpxTransport
+from ._transport import HttpxTransport, check_limits, make_transport
 
 ACCESS_KEY_ENV = "EDGEDELIVERY_ACCESS_KEY"
 BASE_URL_ENV = "EDGEDELIVERY_BASE_URL"
@@ -28,7 +30,7 @@ BASE_URL_ENV = "EDGEDELIVERY_BASE_URL"
 class _Raw(Resource):
     """The escape hatch: any path of the API, through the same runtime."""
 
-    @endpoint
+    @endpoint("")
     def request(
         self,
         method: str,
@@ -81,6 +83,10 @@ class EdgeDeliveryClient(Resources):
         http_client: httpx.AsyncClient | None = None,
         max_connections: int = 100,
         allow_insecure_http: bool = False,
+        transport: str = "aiohttp",
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
+        hooks: Hooks | None = None,
+        telemetry: Telemetry | None = None,
     ) -> None:
         if not isinstance(allow_insecure_http, bool):
             raise ConfigurationError("allow_insecure_http must be True or False")
@@ -88,19 +94,18 @@ class EdgeDeliveryClient(Resources):
         url = base_url if base_url is not None else os.environ.get(BASE_URL_ENV, "")
         if http_client is not None and not isinstance(http_client, httpx.AsyncClient):
             raise ConfigurationError("http_client must be an httpx.AsyncClient")
-        if isinstance(max_connections, bool) or not isinstance(max_connections, int):
-            raise ConfigurationError("max_connections must be a positive integer")
-        if max_connections < 1:
-            raise ConfigurationError("max_connections must be a positive integer")
-        transport: Transport = (
-            HttpxTransport(http_client)
+        check_limits(max_connections, max_response_bytes)
+        stack: Transport = (
+            HttpxTransport(http_client, max_response_bytes=max_response_bytes)
             if http_client is not None
-            else AiohttpTransport(max_connections=max_connections)
+            else make_transport(
+                transport, max_connections=max_connections, max_response_bytes=max_response_bytes
+            )
         )
         engine = Engine(
             base_url=url,
             access_key=AccessKey(key) if key != "" and key is not None else None,
-            transport=transport,
+            transport=stack,
             allow_insecure_http=allow_insecure_http,
         )
         options = _options(
@@ -109,6 +114,8 @@ class EdgeDeliveryClient(Resources):
             max_retries=max_retries,
             retry=retry,
             headers=default_headers,
+            hooks=hooks,
+            telemetry=telemetry,
         )
         self._setup(engine, options, owns_engine=True)
 
@@ -163,6 +170,8 @@ class EdgeDeliveryClient(Resources):
         max_retries: int | None = None,
         retry: RetryPolicy | None = None,
         headers: Mapping[str, str] | None = None,
+        hooks: Hooks | None = None,
+        telemetry: Telemetry | None = None,
     ) -> EdgeDeliveryClient:
         """A client with other timeouts, retries or extra headers, sharing this connection pool.
 
@@ -171,7 +180,13 @@ class EdgeDeliveryClient(Resources):
         copy = object.__new__(EdgeDeliveryClient)
         merged = {**self._options.headers, **(headers or {})}
         options = _options(
-            self._options, timeout=timeout, max_retries=max_retries, retry=retry, headers=merged
+            self._options,
+            timeout=timeout,
+            max_retries=max_retries,
+            retry=retry,
+            headers=merged,
+            hooks=hooks,
+            telemetry=telemetry,
         )
         copy._setup(self._engine, options, owns_engine=False)
         return copy
@@ -204,6 +219,8 @@ def _options(
     max_retries: int | None,
     retry: RetryPolicy | None,
     headers: Mapping[str, str] | None,
+    hooks: Hooks | None = None,
+    telemetry: Telemetry | None = None,
 ) -> CallOptions:
     policy = retry if retry is not None else base.retry
     if not isinstance(policy, RetryPolicy):
@@ -216,10 +233,16 @@ def _options(
             max_retry_after=policy.max_retry_after,
             jitter=policy.jitter,
         )
+    if hooks is not None and not isinstance(hooks, Hooks):
+        raise ConfigurationError("hooks must be a Hooks(on_request=..., ...)")
+    if telemetry is not None and not callable(getattr(telemetry, "start_call", None)):
+        raise ConfigurationError("telemetry must be a telemetry backend such as OpenTelemetry()")
     return CallOptions(
         timeout=Timeout.of(timeout) if timeout is not None else base.timeout,
         retry=policy,
         headers=_check_headers(headers) if headers is not None else base.headers,
+        hooks=hooks if hooks is not None else base.hooks,
+        telemetry=telemetry if telemetry is not None else base.telemetry,
     )
 
 

@@ -14,6 +14,7 @@ from ._call import Call
 from ._engine import CallOptions, Engine
 from ._requests import prepare_call
 from ._response import APIResponse, read_result
+from ._telemetry import Telemetry
 
 T = TypeVar("T")
 
@@ -39,9 +40,16 @@ class ClientRuntime:
             body=prepared.content,
             requires_key=prepared.requires_key,
             options=options,
+            operation_id=prepared.operation.operation_id if prepared.operation else None,
+            template=prepared.operation.path if prepared.operation else None,
         )
         parsed: Any = read_result(prepared.operation, raw, call.result)
         return APIResponse(parsed, raw)
+
+    @property
+    def telemetry(self) -> Telemetry | None:
+        """The client's telemetry backend, if any."""
+        return self.options.telemetry
 
     def reserve_connections(self, count: int) -> None:
         """Let the pool open `count` connections at once (bulk runs)."""

@@ -16,7 +16,7 @@ from ..types import UNSET, Unset
 class Compute(Resource):
     """Compute scripts and their variables (core area, PascalCase payloads)."""
 
-    @endpoint
+    @endpoint("ComputeScript_AddVariable")
     def add_script_variable(
         self,
         script_id: str | int,

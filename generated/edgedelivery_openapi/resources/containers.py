@@ -25,7 +25,7 @@ from ..types import UNSET, Unset
 class Containers(Resource):
     """Container applications and templates (`/mc`, camelCase payloads)."""
 
-    @endpoint
+    @endpoint("ContainerTemplate_SetEnvironmentVariables")
     def set_environment(
         self,
         app_id: str | int,
@@ -50,7 +50,7 @@ class Containers(Resource):
             body=variables,
         )
 
-    @endpoint
+    @endpoint("ContainerTemplate_Add")
     def add_template(
         self,
         app_id: str | int,

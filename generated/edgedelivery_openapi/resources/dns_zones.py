@@ -16,7 +16,7 @@ from ..types import UNSET, Unset
 class DnsZones(Resource):
     """DNS zones and their records (core area, PascalCase payloads)."""
 
-    @endpoint
+    @endpoint("DnsZone_Add")
     def add(
         self,
         *,

@@ -15,7 +15,7 @@ from ..types import UNSET, Unset  # noqa: F401
 class PullZones(Resource):
     """Delivery configuration of pull zones (core area, PascalCase payloads)."""
 
-    @endpoint
+    @endpoint("PullZonePublic_SetForceSSL")
     def set_force_ssl(
         self,
         pull_zone_id: int,

@@ -16,7 +16,7 @@ from ..types import UNSET, Unset
 class Registries(Resource):
     """Container registries (`/mc`, camelCase payloads)."""
 
-    @endpoint
+    @endpoint("ContainerRegistry_Add")
     def add(
         self,
         *,
@@ -48,7 +48,7 @@ class Registries(Resource):
             ),
         )
 
-    @endpoint
+    @endpoint("ContainerRegistry_Get")
     def get(
         self,
         registry_id: str | int,

@@ -16,7 +16,7 @@ from ..types import UNSET, Unset  # noqa: F401
 class Shield(Resource):
     """Web-application-shield configuration, read only (camelCase payloads)."""
 
-    @endpoint
+    @endpoint("ShieldZone_GetByPullZone")
     def get_zone_by_pull_zone(
         self,
         pull_zone_id: str | int,
@@ -37,7 +37,7 @@ class Shield(Resource):
             },
         )
 
-    @endpoint
+    @endpoint("ShieldZone_GetUploadScanning")
     def get_upload_scanning(
         self,
         shield_zone_id: str | int,

@@ -1,0 +1,140 @@
+"""Hooks: request, response and retry callbacks on any transport."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+import httpx
+import pytest
+from aiohttp import web
+
+from edgedelivery_async import (
+    ConfigurationError,
+    EdgeDeliveryClient,
+    HookError,
+    Hooks,
+    NotFoundError,
+    RequestEvent,
+    ResponseEvent,
+    RetryEvent,
+)
+
+from .conftest import KEY, SHIELD_CONFIG, Recorder, mock_client
+
+OK = httpx.Response(200, json={"data": SHIELD_CONFIG})
+
+
+async def test_a_hook_that_logs(caplog: pytest.LogCaptureFixture) -> None:
+    log = logging.getLogger("my-service")
+
+    def log_request(event: RequestEvent) -> None:
+        log.info("-> %s %s (attempt %d)", event.method, event.url, event.attempt)
+
+    async def log_response(event: ResponseEvent) -> None:  # async hooks work too
+        log.info("<- %s in %.3f s", event.status_code, event.elapsed)
+
+    hooks = Hooks(on_request=log_request, on_response=[log_response])
+    with caplog.at_level(logging.INFO, logger="my-service"):
+        async with mock_client(Recorder(OK), hooks=hooks) as client:
+            await client.shield.get_zone_by_pull_zone(42)
+    lines = [record.getMessage() for record in caplog.records]
+    assert (
+        lines[0] == "-> GET https://api.edge.test/shield/shield-zone/get-by-pullzone/42 (attempt 0)"
+    )
+    assert lines[1].startswith("<- 200 in ")
+
+
+async def test_a_hook_that_adds_a_header_and_never_sees_the_key() -> None:
+    seen: list[dict[str, str]] = []
+
+    def add_header(event: RequestEvent) -> None:
+        seen.append(dict(event.headers))
+        event.headers["X-Request-Id"] = "req-1"
+        event.headers["AccessKey"] = "not-the-clients-key"  # ignored: the client's key wins
+
+    recorder = Recorder(OK)
+    async with mock_client(recorder, hooks=Hooks(on_request=add_header)) as client:
+        await client.shield.get_zone_by_pull_zone(42)
+    sent = recorder.requests[0].headers
+    assert sent["X-Request-Id"] == "req-1"
+    assert sent["AccessKey"] == KEY
+    assert all(KEY not in value for headers in seen for value in headers.values())
+    assert "accesskey" not in {name.lower() for name in seen[0]}
+
+
+async def test_retry_hooks_see_each_retry() -> None:
+    retries: list[RetryEvent] = []
+    responses: list[int] = []
+    hooks = Hooks(on_retry=retries.append, on_response=lambda e: responses.append(e.status_code))
+    recorder = Recorder(httpx.Response(503), httpx.Response(429), OK)
+    async with mock_client(recorder, hooks=hooks) as client:
+        await client.shield.get_zone_by_pull_zone(42)
+    assert [(event.retry, event.reason) for event in retries] == [(1, 503), (2, 429)]
+    assert [event.request.attempt for event in retries] == [0, 1]
+    assert responses == [503, 429, 200]
+
+
+async def test_response_hooks_run_before_errors_are_raised() -> None:
+    statuses: list[int] = []
+    hooks = Hooks(on_response=lambda event: statuses.append(event.status_code))
+    async with mock_client(Recorder(httpx.Response(404)), hooks=hooks) as client:
+        with pytest.raises(NotFoundError):
+            await client.registries.get(7)
+    assert statuses == [404]
+
+
+@pytest.mark.parametrize("where", ["on_request", "on_response", "on_retry"])
+async def test_a_hook_that_raises_is_an_sdk_error(where: str) -> None:
+    def broken(event: Any) -> None:
+        raise RuntimeError("boom")
+
+    recorder = Recorder(httpx.Response(503), OK)
+    async with mock_client(recorder, hooks=Hooks(**{where: broken})) as client:
+        with pytest.raises(HookError, match="boom") as info:
+            await client.shield.get_zone_by_pull_zone(42)
+    assert isinstance(info.value.__cause__, RuntimeError)
+
+
+async def test_a_hook_that_sets_a_bad_header_is_an_sdk_error() -> None:
+    def bad(event: RequestEvent) -> None:
+        event.headers["X-Bad"] = "line\nbreak"
+
+    recorder = Recorder(OK)
+    async with mock_client(recorder, hooks=Hooks(on_request=bad)) as client:
+        with pytest.raises(HookError):
+            await client.shield.get_zone_by_pull_zone(42)
+    assert recorder.requests == []
+
+
+@pytest.mark.parametrize("value", ["not callable", [print, 3], 7])
+def test_hooks_must_be_callables(value: Any) -> None:
+    with pytest.raises(ConfigurationError):
+        Hooks(on_request=value)
+
+
+def test_hooks_option_must_be_hooks() -> None:
+    with pytest.raises(ConfigurationError):
+        EdgeDeliveryClient(KEY, "https://api.edge.test", hooks=print)  # type: ignore[arg-type]
+
+
+async def test_hooks_on_the_default_transport() -> None:
+    async def handler(request: web.Request) -> web.Response:
+        return web.json_response({"data": {**SHIELD_CONFIG, "seen": request.headers["X-Team"]}})
+
+    app = web.Application()
+    app.router.add_get("/shield/shield-zone/get-by-pullzone/{id}", handler)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = runner.addresses[0][1]
+    try:
+        hooks = Hooks(on_request=lambda event: event.headers.update({"X-Team": "edge"}))
+        async with EdgeDeliveryClient(KEY, f"http://127.0.0.1:{port}", hooks=hooks) as client:
+            config = await client.shield.get_zone_by_pull_zone(42)
+        assert config["seen"] == "edge"
+    finally:
+        await runner.cleanup()
+    await asyncio.sleep(0)

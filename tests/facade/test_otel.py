@@ -1,0 +1,149 @@
+"""OpenTelemetry: spans and metrics per the HTTP client conventions, in-memory exporters."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+from opentelemetry.sdk.metrics import MeterProvider
+from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.trace import SpanKind, StatusCode
+
+from edgedelivery_async import NotFoundError, collect
+from edgedelivery_async.otel import OpenTelemetry
+
+from .conftest import KEY, SHIELD_CONFIG, Recorder, mock_client
+
+OK = httpx.Response(200, json={"data": SHIELD_CONFIG})
+TEMPLATE = "/shield/shield-zone/get-by-pullzone/{pullZoneId}"
+
+
+class Otel:
+    def __init__(self) -> None:
+        self.spans = InMemorySpanExporter()
+        tracer_provider = TracerProvider()
+        tracer_provider.add_span_processor(SimpleSpanProcessor(self.spans))
+        self.reader = InMemoryMetricReader()
+        self.telemetry = OpenTelemetry(
+            tracer_provider=tracer_provider,
+            meter_provider=MeterProvider(metric_readers=[self.reader]),
+        )
+
+    def finished(self) -> list[Any]:
+        return list(self.spans.get_finished_spans())
+
+    def points(self, name: str) -> list[Any]:
+        data = self.reader.get_metrics_data()
+        found = []
+        for resource in data.resource_metrics if data else []:
+            for scope in resource.scope_metrics:
+                for metric in scope.metrics:
+                    if metric.name == name:
+                        found.extend(metric.data.data_points)
+        return found
+
+
+@pytest.fixture
+def otel() -> Iterator[Otel]:
+    yield Otel()
+
+
+async def test_one_span_per_call_with_the_conventions_attributes(otel: Otel) -> None:
+    async with mock_client(Recorder(OK), telemetry=otel.telemetry) as client:
+        await client.shield.get_zone_by_pull_zone(42)
+    (span,) = otel.finished()
+    assert span.name == f"GET {TEMPLATE}"
+    assert span.kind is SpanKind.CLIENT
+    assert span.attributes == {
+        "http.request.method": "GET",
+        "server.address": "api.edge.test",
+        "server.port": 443,
+        "url.template": TEMPLATE,
+        "edgedelivery.operation_id": "ShieldZone_GetByPullZone",
+        "http.response.status_code": 200,
+    }
+    (point,) = otel.points("http.client.request.duration")
+    assert point.count == 1
+    assert point.attributes["http.response.status_code"] == 200
+
+
+async def test_retries_get_a_span_per_attempt(otel: Otel) -> None:
+    recorder = Recorder(httpx.Response(503), httpx.Response(503), OK)
+    async with mock_client(recorder, telemetry=otel.telemetry) as client:
+        await client.shield.get_zone_by_pull_zone(42)
+    spans = otel.finished()
+    call = next(span for span in spans if span.parent is None)
+    attempts = sorted(
+        (span for span in spans if span.parent is not None),
+        key=lambda span: span.attributes.get("http.request.resend_count", 0),
+    )
+    assert call.attributes["http.request.resend_count"] == 2
+    assert [span.attributes.get("http.request.resend_count") for span in attempts] == [None, 1, 2]
+    assert [span.attributes["http.response.status_code"] for span in attempts] == [503, 503, 200]
+    assert [span.attributes.get("error.type") for span in attempts] == ["503", "503", None]
+    assert all(span.parent.span_id == call.context.span_id for span in attempts)
+    assert sum(point.count for point in otel.points("http.client.request.duration")) == 3
+
+
+async def test_a_failed_call_sets_error_type(otel: Otel) -> None:
+    async with mock_client(Recorder(httpx.Response(404)), telemetry=otel.telemetry) as client:
+        with pytest.raises(NotFoundError):
+            await client.registries.get(7)
+    (span,) = otel.finished()
+    assert span.attributes["error.type"] == "404"
+    assert span.status.status_code is StatusCode.ERROR
+
+
+async def test_connection_failures_name_the_error_class(otel: Otel) -> None:
+    recorder = Recorder(httpx.ConnectError("refused"))
+    async with mock_client(recorder, telemetry=otel.telemetry, max_retries=0) as client:
+        with pytest.raises(Exception):  # noqa: B017, PT011 - the class is asserted below
+            await client.registries.get(7)
+    (span,) = otel.finished()
+    assert span.attributes["error.type"] == "APIConnectionError"
+
+
+async def test_a_bulk_run_is_a_span_with_counters(otel: Otel) -> None:
+    recorder = Recorder(
+        lambda request: OK if not request.url.path.endswith("/3") else httpx.Response(404)
+    )
+    async with mock_client(recorder, telemetry=otel.telemetry) as client:
+        outcome = await collect(client.shield.get_zone_by_pull_zone.map([1, 2, 3]))
+    assert len(outcome.values) == 2 and len(outcome.errors) == 1
+    bulk = next(span for span in otel.finished() if span.name.startswith("edgedelivery.bulk"))
+    assert bulk.name == "edgedelivery.bulk ShieldZone_GetByPullZone"
+    assert bulk.attributes["edgedelivery.bulk.succeeded"] == 2
+    assert bulk.attributes["edgedelivery.bulk.failed"] == 1
+    counts = {
+        point.attributes["edgedelivery.bulk.outcome"]: point.value
+        for point in otel.points("edgedelivery.bulk.items")
+    }
+    assert counts == {"ok": 2, "error": 1}
+
+
+async def test_the_key_is_in_no_attribute(otel: Otel) -> None:
+    recorder = Recorder(httpx.Response(503), OK)
+    async with mock_client(recorder, telemetry=otel.telemetry) as client:
+        await client.shield.get_zone_by_pull_zone(42)
+    for span in otel.finished():
+        assert all(KEY not in str(value) for value in span.attributes.values())
+    for point in otel.points("http.client.request.duration"):
+        assert all(KEY not in str(value) for value in point.attributes.values())
+
+
+def test_unused_otel_costs_no_import() -> None:
+    code = (
+        "import sys, edgedelivery_async\n"
+        "from edgedelivery_async import EdgeDeliveryClient\n"
+        "EdgeDeliveryClient('k', 'https://api.edge.test')\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('opentelemetry', 'edgedelivery_async.otel'))))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
