@@ -15,9 +15,11 @@ from typing import Any
 
 from edgedelivery_async import _schema
 
-METHODS = ("get", "put", "post", "delete", "patch", "head", "options")
+# How `_schema` reads the shipped document: the methods, the order in which success
+# responses are taken (the result before "accepted"); `_schema._parameter` reads a parameter.
+METHODS = _schema._METHODS
+SUCCESS: tuple[str, ...] = _schema._SUCCESS
 Deref = Callable[[Mapping[str, Any]], dict[str, Any]]
-SUCCESS = ("200", "201", "202", "203", "204", "2XX")
 
 
 class Document:
@@ -87,7 +89,11 @@ class Document:
 def read_operations(
     spec: Mapping[str, Any], deref: Deref | None = None
 ) -> dict[str, _schema.Operation]:
-    """The operations of any document, read as `_schema.operations()` reads the shipped one."""
+    """The operations of any document, read as `_schema.operations()` reads the shipped one.
+
+    `_schema` reads only the shipped document, so its loop is repeated here over `spec`;
+    a test holds the two readings of the shipped document equal.
+    """
     resolve = deref or Document(spec).deref
     found: dict[str, _schema.Operation] = {}
     for path, item in spec.get("paths", {}).items():
@@ -105,22 +111,12 @@ def read_operations(
                 path_params=tuple((p["name"], p["schema"]) for p in params if p["in"] == "path"),
                 requires_key=bool(security) and {} not in security,
                 body_schema=media["schema"] if media else None,
-                query_params=tuple(_parameter(p) for p in params if p["in"] == "query"),
-                header_params=tuple(_parameter(p) for p in params if p["in"] == "header"),
+                query_params=tuple(_schema._parameter(p) for p in params if p["in"] == "query"),
+                header_params=tuple(_schema._parameter(p) for p in params if p["in"] == "header"),
                 result_schema=result,
                 result_rule=(result or {}).get("x-sdk-result"),
             )
     return found
-
-
-def _parameter(node: dict[str, Any]) -> _schema.Parameter:
-    style = node.get("style", "form" if node["in"] == "query" else "simple")
-    return _schema.Parameter(
-        name=node["name"],
-        schema=node.get("schema", {}),
-        required=bool(node.get("required")),
-        explode=bool(node.get("explode", style == "form")),
-    )
 
 
 def _success_schema(op: dict[str, Any], resolve: Deref) -> dict[str, Any] | None:
