@@ -285,3 +285,33 @@ async def test_an_unknown_query_is_tolerated_by_operations_without_query_paramet
     response = await http.get("/shield/shield-zone/get-by-pullzone/1?x=1&&y&%ff")
     assert response.status_code == 200
     conforms("ShieldZone_GetByPullZone", response)
+
+
+async def test_nulls_the_document_accepts_are_stored_never_a_500(
+    http: httpx.AsyncClient, fake: FakeEdgeDelivery
+) -> None:
+    """Issue 11's nulls (DNS records, template image, cdn.pullZoneId, exposedPort)."""
+    zone = await http.post("/dnszone", json={"Domain": "n.example", "Records": None}, headers=AUTH)
+    assert zone.status_code == 201, zone.text
+    assert fake.dns_zones()[0]["Records"] == []
+    template = {
+        "name": "a",
+        "image": None,
+        "imageRegistryId": "reg-1",
+        "endpoints": [
+            {
+                "cdn": {
+                    "pullZoneId": None,
+                    "portMappings": [{"containerPort": 1, "exposedPort": None}],
+                }
+            }
+        ],
+    }
+    response = await http.post("/mc/apps/app-1/containers", json=template, headers=AUTH)
+    assert response.status_code == 201, response.text
+    conforms("ContainerTemplate_Add", response)
+    created = response.json()
+    assert "image" not in created  # the reply declares a string: a null is not echoed
+    [endpoint] = created["endpoints"]
+    assert "pullZoneId" not in endpoint
+    assert endpoint["portMappings"] == [{"containerPort": 1, "exposedPort": None}]

@@ -255,7 +255,7 @@ class State:
         zone_id = self.next_id("dns_zone")
         records = [
             {"Id": self.next_id("dns_record"), **copy.deepcopy(record)}
-            for record in body.get("Records", [])
+            for record in body.get("Records") or []  # null is accepted (issue 11)
         ]
         self.dns_zones[zone_id] = {"Id": zone_id, "Domain": domain, "Records": records}
         return copy.deepcopy(self.dns_zones[zone_id])
@@ -271,12 +271,13 @@ class State:
         template_id = f"tpl-{number}"
         template: dict[str, Any] = {"id": template_id, "packageId": f"pkg-{number}"}
         for name, value in body.items():
-            if name in known_fields and name != "endpoints":
+            # A null member (accepted, issue 11) is not stored: the reply's fields are strings.
+            if name in known_fields and name != "endpoints" and value is not None:
                 template[name] = copy.deepcopy(value)
         template.setdefault("environmentVariables", [])
         slug = _SLUG_RE.sub("-", str(body.get("name", "")).lower()).strip("-") or "app"
         template["endpoints"] = [
-            self._endpoint(item, f"{slug[:30]}-{number}") for item in body.get("endpoints", [])
+            self._endpoint(item, f"{slug[:30]}-{number}") for item in body.get("endpoints") or []
         ]
         templates[template_id] = template
         return copy.deepcopy(template)
@@ -295,7 +296,7 @@ class State:
 
     def _endpoint(self, item: dict[str, Any], host_label: str) -> dict[str, Any]:
         number = self.next_id("endpoint")
-        cdn = item.get("cdn", {})
+        cdn = item.get("cdn") or {}
         endpoint: dict[str, Any] = {
             "id": f"ep-{number}",
             "displayName": item.get("displayName", f"endpoint-{number}"),
@@ -308,7 +309,7 @@ class State:
             ],
             "publicIpAddresses": [{"address": f"203.0.113.{number % 250 + 2}", "region": "de"}],
         }
-        if "pullZoneId" in cdn:
+        if cdn.get("pullZoneId") is not None:  # null is accepted (issue 11), and not echoed
             endpoint["pullZoneId"] = str(int(cdn["pullZoneId"]))  # a string in responses
         return endpoint
 
