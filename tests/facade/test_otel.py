@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -51,8 +50,8 @@ class Otel:
 
 
 @pytest.fixture
-def otel() -> Iterator[Otel]:
-    yield Otel()
+def otel() -> Otel:
+    return Otel()
 
 
 async def test_one_span_per_call_with_the_conventions_attributes(otel: Otel) -> None:
@@ -116,7 +115,8 @@ async def test_a_bulk_run_is_a_span_with_counters(otel: Otel) -> None:
     )
     async with mock_client(recorder, telemetry=otel.telemetry) as client:
         outcome = await collect(client.shield.get_zone_by_pull_zone.map([1, 2, 3]))
-    assert len(outcome.values) == 2 and len(outcome.errors) == 1
+    assert len(outcome.values) == 2
+    assert len(outcome.errors) == 1
     bulk = next(span for span in otel.finished() if span.name.startswith("edgedelivery.bulk"))
     assert bulk.name == "edgedelivery.bulk ShieldZone_GetByPullZone"
     assert bulk.attributes["edgedelivery.bulk.succeeded"] == 2
@@ -143,7 +143,8 @@ def test_unused_otel_costs_no_import() -> None:
         "import sys, edgedelivery_async\n"
         "from edgedelivery_async import EdgeDeliveryClient\n"
         "EdgeDeliveryClient('k', 'https://api.edge.test')\n"
-        "print(sorted(m for m in sys.modules if m.startswith(('opentelemetry', 'edgedelivery_async.otel'))))"
+        "names = ('opentelemetry', 'edgedelivery_async.otel')\n"
+        "print(sorted(m for m in sys.modules if m.startswith(names)))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
