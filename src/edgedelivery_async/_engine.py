@@ -20,7 +20,7 @@ from urllib.parse import urljoin, urlsplit
 import httpx
 
 from ._exceptions import APIConnectionError, ConfigurationError, status_error
-from ._http import RawRequest, RawResponse, Transport, origin
+from ._http import AccessKey, RawRequest, RawResponse, Transport, origin
 from ._retry import RetryPolicy
 from ._timeouts import Timeout
 from ._version import __version__
@@ -39,28 +39,6 @@ class CallOptions:
     timeout: Timeout = field(default_factory=Timeout)
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     headers: Mapping[str, str] = field(default_factory=dict)
-
-
-class AccessKey:
-    """The access key, kept out of reprs, logs and messages."""
-
-    __slots__ = ("_value",)
-
-    def __init__(self, value: str) -> None:
-        if not isinstance(value, str) or not value.strip():
-            raise ConfigurationError("access_key must be a non-empty string")
-        if not value.isascii() or not value.isprintable():
-            raise ConfigurationError("access_key must be printable ASCII (no line breaks)")
-        self._value = value
-
-    def reveal(self) -> str:
-        """The key itself, for the AccessKey header only."""
-        return self._value
-
-    def __repr__(self) -> str:
-        return "AccessKey('***')"
-
-    __str__ = __repr__
 
 
 class Engine:
@@ -94,7 +72,14 @@ class Engine:
         options: CallOptions,
     ) -> RawResponse:
         """Send with retries; return a 2xx reply or raise the SDK's error for it."""
-        request = RawRequest(method, self.base_url + path, path, self._headers(options, body), body)
+        request = RawRequest(
+            method,
+            self.base_url + path,
+            path,
+            self._headers(options, body),
+            body,
+            access_key=self.access_key,  # the transport turns it into the header at its edge
+        )
         if requires_key and self.access_key is None:
             raise ConfigurationError(
                 f"{method} {path} needs an access key: pass access_key= "
@@ -150,13 +135,18 @@ class Engine:
             await asyncio.sleep(delay)
 
     def _headers(self, options: CallOptions, body: bytes | None) -> dict[str, str]:
-        """The caller's headers, then the SDK's own, which replace any in another case."""
+        """The caller's headers, then the SDK's own, which replace any in another case.
+
+        The access key is not among them: it travels as `RawRequest.access_key`, and
+        the transport adds the `AccessKey` header at its edge; a caller's header of that
+        name is dropped then, so the key the client was given is the only one sent.
+        """
         own = {"User-Agent": USER_AGENT, "Accept": "application/json"}
         if body is not None:
             own["Content-Type"] = "application/json"
-        if self.access_key is not None:
-            own["AccessKey"] = self.access_key.reveal()
         owned = {name.lower() for name in own}
+        if self.access_key is not None:
+            owned.add("accesskey")
         headers = {k: v for k, v in options.headers.items() if k.lower() not in owned}
         headers.update(own)
         return headers

@@ -1,16 +1,23 @@
 """The SDK's own view of one HTTP exchange, and what it needs of an HTTP stack.
 
-Nothing here imports the rest of the SDK, so every other module may import it.
+Nothing here imports the rest of the SDK at import time, so every other module may
+import it.
+
+The access key travels beside the request, never inside its headers: a transport
+turns it into the `AccessKey` header only at its edge, in one small function, so no
+frame of the SDK that can raise holds the key as a plain string, and no exception the
+SDK raises chains to a library request object that carries it.
 """
 
 from __future__ import annotations
 
 import email.utils
 import json
+import secrets
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, NoReturn, Protocol
 from urllib.parse import urlsplit
 
 if TYPE_CHECKING:
@@ -19,15 +26,75 @@ if TYPE_CHECKING:
     from ._timeouts import Timeout
 
 
+# A cap no real reply of this API reaches; a transport refuses a reply that decodes to more.
+DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024
+
+ACCESS_KEY_HEADER = "AccessKey"
+
+
+class AccessKey:
+    """The access key, kept out of reprs, logs, messages and tracebacks.
+
+    The key is held masked (XOR with a random pad), so not even this object's slots
+    hold it as a plain string; `reveal()` gives it back for the header only.
+    """
+
+    __slots__ = ("_length", "_mask", "_masked")
+
+    def __init__(self, value: str) -> None:
+        if not isinstance(value, str) or not value.strip():
+            _configuration_error("access_key must be a non-empty string")
+        if not value.isascii() or not value.isprintable():
+            _configuration_error("access_key must be printable ASCII (no line breaks)")
+        raw = value.encode("ascii")
+        self._length = len(raw)
+        self._mask = int.from_bytes(secrets.token_bytes(self._length), "big")
+        self._masked = int.from_bytes(raw, "big") ^ self._mask
+
+    def reveal(self) -> str:
+        """The key itself, for the AccessKey header only."""
+        return (self._masked ^ self._mask).to_bytes(self._length, "big").decode("ascii")
+
+    def __repr__(self) -> str:
+        return "AccessKey('***')"
+
+    __str__ = __repr__
+
+
+def _configuration_error(message: str) -> NoReturn:
+    from ._exceptions import ConfigurationError  # imports nothing of the SDK either
+
+    raise ConfigurationError(message)
+
+
 @dataclass(slots=True)
 class RawRequest:
-    """A request ready to send: absolute URL (path already percent-encoded)."""
+    """A request ready to send: absolute URL (path already percent-encoded).
+
+    `headers` never holds the access key; `access_key` does, and the transport adds
+    it as the `AccessKey` header when it hands the request to its HTTP library.
+    """
 
     method: str
     url: str
     path: str
     headers: dict[str, str]
     content: bytes | None = None
+    access_key: AccessKey | None = None
+
+
+def headers_with_key(request: RawRequest) -> dict[str, str]:
+    """The request's headers plus the `AccessKey` header, for a transport's edge only.
+
+    Call it inline as the argument of the library call, so the result is bound in no
+    frame of the SDK.
+    """
+    key = request.access_key
+    if key is None:
+        return request.headers
+    headers = request.headers.copy()
+    headers[ACCESS_KEY_HEADER] = key.reveal()
+    return headers
 
 
 _ENCODED_BODY = frozenset({"content-encoding", "content-length", "transfer-encoding"})
@@ -88,7 +155,15 @@ def parse_retry_after(value: str | None) -> float | None:
 
 
 class Transport(Protocol):
-    """What the facade needs of an HTTP stack."""
+    """What the facade needs of an HTTP stack.
+
+    `send` returns the whole reply, whatever its status, decoded (decompressed) and at
+    most the transport's `max_response_bytes` long, else it raises
+    `ResponseTooLargeError`. It follows no redirect, and raises `APIConnectionError`
+    (or `APITimeoutError`) for every failure of the exchange, with `request_sent`
+    False only when the request cannot have reached the server. It works under
+    whichever event loop is running, also after an earlier loop was closed.
+    """
 
     async def send(self, request: RawRequest, timeout: Timeout) -> RawResponse: ...
 

@@ -1,0 +1,194 @@
+"""The access key is nowhere an error reporter could find it.
+
+Error reporters record the local variables of every frame of a traceback (Sentry does
+by default, so does `pytest --showlocals`) and follow the exception's cause chain.
+For a connection error and a status error over every transport, walk all of that,
+into objects' attributes and containers a few levels deep: the key's text must not
+be there.
+"""
+
+from __future__ import annotations
+
+import types
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import pytest
+
+from edgedelivery_async import (
+    APIConnectionError,
+    APITimeoutError,
+    EdgeDeliveryError,
+    InternalServerError,
+    Timeout,
+)
+from edgedelivery_async._http import AccessKey
+
+from .loopback import (
+    EVERY_TRANSPORT,
+    LoopbackServer,
+    closed_port,
+    hang,
+    loopback_server,
+    open_client,
+    status,
+)
+
+# Distinctive, so a hit cannot be a coincidence. Only module globals hold it (they are
+# not walked); test functions never bind it to a local.
+SECRET = "edk-Tr4ceback-Canary-9f0c2e"
+DEPTH = 4
+
+
+def places(root: object, needle: str) -> list[str]:
+    """Paths under `root` (attributes, items, frames' locals) whose text holds `needle`."""
+    found: list[str] = []
+    seen: set[int] = set()
+    raw = needle.encode()
+
+    def walk(value: object, path: str, depth: int) -> None:
+        if isinstance(value, str):
+            if needle in value:
+                found.append(path)
+            return
+        if isinstance(value, bytes | bytearray | memoryview):
+            if raw in bytes(value):
+                found.append(path)
+            return
+        if depth == 0 or isinstance(value, skipped) or id(value) in seen:
+            return
+        seen.add(id(value))
+        if isinstance(value, BaseException):
+            for name, link in (("__cause__", value.__cause__), ("__context__", value.__context__)):
+                if link is not None:
+                    walk(link, f"{path}.{name}", DEPTH)  # the chain is walked whole
+            if value.__traceback__ is not None:
+                for index, frame in enumerate(frames(value.__traceback__)):
+                    if frame.f_code.co_filename == __file__:
+                        continue  # the test's own frame, where the server's records live
+                    where = f"{path}<frame {index} {frame.f_code.co_name}>"
+                    for name, local in frame.f_locals.items():
+                        walk(local, f"{where}.{name}", DEPTH)
+            walk(value.args, f"{path}.args", depth - 1)
+        if isinstance(value, Mapping):
+            try:
+                items = list(value.items())
+            except Exception:
+                items = []
+            for key, item in items:
+                walk(key, f"{path}[key]", depth - 1)
+                walk(item, f"{path}[{key!r}]", depth - 1)
+        elif isinstance(value, list | tuple | set | frozenset):
+            for index, item in enumerate(value):
+                walk(item, f"{path}[{index}]", depth - 1)
+        for name in attributes(value):
+            try:
+                attribute = object.__getattribute__(value, name)
+            except Exception:
+                continue
+            walk(attribute, f"{path}.{name}", depth - 1)
+        if not isinstance(value, int | float | bool | type(None)):
+            try:
+                text = repr(value)
+            except Exception:
+                text = ""
+            if needle in text:
+                found.append(f"repr({path})")
+
+    walk(root, "error", DEPTH)
+    return found
+
+
+skipped = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type, types.CodeType)
+
+
+def frames(traceback: types.TracebackType | None) -> Iterator[types.FrameType]:
+    while traceback is not None:
+        yield traceback.tb_frame
+        traceback = traceback.tb_next
+
+
+def attributes(value: object) -> list[str]:
+    names = list(getattr(value, "__dict__", {}) or {})
+    for kind in type(value).__mro__:
+        slots = kind.__dict__.get("__slots__", ())
+        names.extend([slots] if isinstance(slots, str) else slots)
+    return names
+
+
+@pytest.fixture
+async def server() -> Any:
+    async with loopback_server() as loopback:
+        yield loopback
+
+
+def test_the_walker_finds_a_plain_key() -> None:
+    """The walk reaches frames' locals and objects' attributes (so its silence means something)."""
+    code = """
+class Holder:
+    def __init__(self, secret):
+        self.headers = {"AccessKey": secret}
+
+def fail(secret):
+    holder = Holder(secret)
+    raise ValueError("boom")
+"""
+    namespace: dict[str, Any] = {}
+    exec(compile(code, "<elsewhere>", "exec"), namespace)
+    with pytest.raises(ValueError, match="boom") as info:
+        namespace["fail"](SECRET)
+    assert set(places(info.value, SECRET)) == {
+        "error<frame 1 fail>.secret",
+        "error<frame 1 fail>.holder.headers['AccessKey']",
+        "repr(error<frame 1 fail>.holder.headers)",
+    }
+
+    def wrapped() -> None:
+        try:
+            namespace["fail"](SECRET)
+        except ValueError as exc:
+            raise RuntimeError("wrapped") from exc
+
+    with pytest.raises(RuntimeError, match="wrapped") as chained:
+        wrapped()
+    assert "error.__cause__<frame 1 fail>.secret" in places(chained.value, SECRET)
+
+
+def test_an_access_key_object_holds_no_plain_text() -> None:
+    key = AccessKey(SECRET)
+    assert places(ValueError(key), SECRET) == []
+    assert key.reveal() == SECRET
+    assert SECRET not in repr(key) + str(key)
+
+
+@pytest.mark.parametrize("name", EVERY_TRANSPORT)
+async def test_connection_error(name: str) -> None:
+    async with open_client(
+        name, SECRET, f"http://127.0.0.1:{closed_port()}", max_retries=1
+    ) as client:
+        with pytest.raises(APIConnectionError) as info:
+            await client.registries.get(31)
+    assert info.value.request_sent is False
+    assert places(info.value, SECRET) == []
+
+
+@pytest.mark.parametrize("name", EVERY_TRANSPORT)
+async def test_timeout(name: str, server: LoopbackServer) -> None:
+    server.replies = [hang]
+    quick = Timeout(connect=1, read=0.2, total=0.3)
+    async with open_client(name, SECRET, server.base_url, timeout=quick, max_retries=0) as client:
+        with pytest.raises(APITimeoutError) as info:
+            await client.registries.add(display_name="main")
+    assert places(info.value, SECRET) == []
+
+
+@pytest.mark.parametrize("name", EVERY_TRANSPORT)
+async def test_status_error(name: str, server: LoopbackServer) -> None:
+    server.replies = [status(500, {"title": "broken"})]
+    async with open_client(name, SECRET, server.base_url, max_retries=0) as client:
+        with pytest.raises(InternalServerError) as info:
+            await client.registries.get(31)
+    assert server.header(0, "AccessKey") == [SECRET]  # it was sent, all the same
+    error: EdgeDeliveryError = info.value
+    assert places(error, SECRET) == []
+    assert places(info.value.response, SECRET) == []

@@ -1,0 +1,66 @@
+"""Choosing a transport by name, and the limits every transport takes."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from edgedelivery_async import APIResponseValidationError, ConfigurationError
+from edgedelivery_async._exceptions import ResponseTooLargeError
+from edgedelivery_async._http import DEFAULT_MAX_RESPONSE_BYTES
+from edgedelivery_async._transport import AiohttpTransport, HttpxTransport, make_transport
+
+from .loopback import needs_reqwest
+
+
+def test_aiohttp_is_the_default() -> None:
+    transport = make_transport(max_connections=7)
+    assert isinstance(transport, AiohttpTransport)
+    assert transport.max_connections == 7
+    assert transport.max_response_bytes == DEFAULT_MAX_RESPONSE_BYTES == 64 * 1024 * 1024
+
+
+@needs_reqwest
+def test_reqwest_by_name() -> None:
+    from edgedelivery_async._reqwest import ReqwestTransport
+
+    transport = make_transport("reqwest", max_connections=3, max_response_bytes=1000)
+    assert isinstance(transport, ReqwestTransport)
+    assert (transport.max_connections, transport.max_response_bytes) == (3, 1000)
+
+
+def test_unknown_name() -> None:
+    with pytest.raises(ConfigurationError, match=r"unknown transport 'curl'.*'aiohttp'.*'reqwest'"):
+        make_transport("curl")
+
+
+def test_reqwest_without_the_speed_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "pyreqwest", None)  # as if it were not installed
+    monkeypatch.delitem(sys.modules, "edgedelivery_async._reqwest", raising=False)
+    with pytest.raises(ConfigurationError) as info:
+        make_transport("reqwest")
+    assert "pip install 'edgedelivery-async[speed]'" in str(info.value)
+    assert info.value.__cause__ is None
+
+
+@pytest.mark.parametrize("value", [0, -1, 1.5, True, "10", None])
+@pytest.mark.parametrize("name", ["aiohttp", pytest.param("reqwest", marks=needs_reqwest)])
+def test_limits_must_be_positive_integers(name: str, value: object) -> None:
+    with pytest.raises(ConfigurationError, match="max_connections must be a positive integer"):
+        make_transport(name, max_connections=value)  # type: ignore[arg-type]
+    with pytest.raises(ConfigurationError, match="max_response_bytes must be a positive integer"):
+        make_transport(name, max_response_bytes=value)  # type: ignore[arg-type]
+
+
+async def test_httpx_transport_takes_a_cap() -> None:
+    import httpx
+
+    async with httpx.AsyncClient() as client:
+        assert HttpxTransport(client, max_response_bytes=5).max_response_bytes == 5
+        with pytest.raises(ConfigurationError):
+            HttpxTransport(client, max_response_bytes=0)
+
+
+def test_too_large_is_a_response_validation_error() -> None:
+    assert issubclass(ResponseTooLargeError, APIResponseValidationError)
