@@ -8,11 +8,9 @@ from __future__ import annotations
 
 import copy
 import functools
-import importlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import yaml
@@ -22,22 +20,9 @@ SPEC_PATH = ROOT / "openapi" / "edge-delivery-1.0.0.yaml"
 PACKAGE_DIR = ROOT / "generated" / "edgedelivery_openapi"
 JSON = "application/json"
 METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
-
-# operationId -> generated endpoint module. The names are the generator's; the test that
-# lists generated/edgedelivery_openapi/api/ checks that this map covers every module.
-ENDPOINT_MODULES = {
-    "PullZonePublic_SetForceSSL": "pull_zone.pull_zone_public_set_force_ssl",
-    "ComputeScript_AddVariable": "compute.compute_script_add_variable",
-    "DnsZone_Add": "dns_zone.dns_zone_add",
-    "ContainerTemplate_SetEnvironmentVariables": (
-        "containers.container_template_set_environment_variables"
-    ),
-    "ContainerRegistry_Add": "registries.container_registry_add",
-    "ContainerTemplate_Add": "containers.container_template_add",
-    "ContainerRegistry_Get": "registries.container_registry_get",
-    "ShieldZone_GetByPullZone": "shield.shield_zone_get_by_pull_zone",
-    "ShieldZone_GetUploadScanning": "shield.shield_zone_get_upload_scanning",
-}
+# The success reply an operation's result comes from, first match wins (as in the SDK):
+# a 202 is "accepted", with the result only when no other success reply is documented.
+SUCCESS = ("200", "201", "2XX", "203", "204", "202")
 
 
 @functools.cache
@@ -94,16 +79,38 @@ class Operation:
     def parameters(self) -> list[dict[str, Any]]:
         return [resolve(p) for p in self.op.get("parameters", [])]
 
+    def parameters_in(self, location: str) -> list[dict[str, Any]]:
+        """The parameters of one location (path, query, header), in the document's order."""
+        return [p for p in self.parameters() if p["in"] == location]
+
+    @property
+    def security(self) -> list[dict[str, Any]]:
+        """The operation's security requirements (the document's own when it gives none)."""
+        return list(self.op.get("security", _load().get("security", [])))
+
+    @property
+    def requires_key(self) -> bool:
+        """An AccessKey is required: some requirement, and no empty (anonymous) alternative."""
+        return bool(self.security) and {} not in self.security
+
+    def request_body(self) -> dict[str, Any] | None:
+        body = self.op.get("requestBody")
+        return None if body is None else resolve(body)
+
+    def success_status(self) -> str | None:
+        """The response key of the success reply (`204`, `2XX`, ...), if the document has one."""
+        keys = [str(key) for key in self.op["responses"]]
+        for key in (*SUCCESS, *keys):
+            if key in keys and key.startswith("2"):
+                return key
+        return None
+
     def request_schema(self) -> dict[str, Any]:
         return resolve(self.op["requestBody"]["content"][JSON]["schema"])  # type: ignore[no-any-return]
 
     def response_schema(self, status: str) -> dict[str, Any]:
         response = resolve(self.op["responses"][status])
         return resolve(response["content"][JSON]["schema"])  # type: ignore[no-any-return]
-
-    def module(self) -> ModuleType:
-        name = ENDPOINT_MODULES[self.operation_id]
-        return importlib.import_module(f"edgedelivery_openapi.api.{name}")
 
 
 def operations() -> list[Operation]:

@@ -1,53 +1,101 @@
-"""Each generated endpoint sends the right method, path, headers and JSON body."""
+"""Every operation of the document, called through `EdgeDeliveryClient.operation(id)`:
+the generated method's arguments, the request on the wire, the result, and the errors.
+
+The operations, their parameters, examples, statuses and security all come from the
+document, so an operation a maintainer adds is exercised here with no new line.
+"""
 
 from __future__ import annotations
 
+import copy
+import inspect
 import json
-import pkgutil
-import typing
 from typing import Any
+from urllib.parse import unquote
 
+import attrs
 import httpx
 import pytest
-from edgedelivery_openapi import AuthenticatedClient, Client, api
+from edgedelivery_openapi.types import Unset
 from pytest_httpx import HTTPXMock
 
-from ._calls import (
-    KEY,
-    anonymous_client,
-    authenticated_client,
-    call,
-    expected_path,
-    path_arguments,
-    request_example,
+from edgedelivery_async import (
+    APIResultError,
+    APIStatusError,
+    AuthenticationError,
+    BadRequestError,
+    ConfigurationError,
+    ConflictError,
+    InternalServerError,
+    NotFoundError,
+    PermissionDeniedError,
+    RateLimitError,
+    UnprocessableEntityError,
 )
-from ._document import ENDPOINT_MODULES, JSON, Operation, operations, resolve
+
+from ._calls import (
+    IDENTIFIER,
+    IDENTIFIER_ENCODED,
+    KEY,
+    NO_BODY,
+    arguments,
+    body_argument,
+    call,
+    decoded_query,
+    expected_result,
+    flat,
+    keyword_only,
+    location,
+    names_match,
+    open_client,
+    percent_encode,
+    positional,
+    raw_query,
+    response_example,
+    result_model,
+    result_schema,
+    status_for,
+    success_reply,
+)
+from ._document import Operation, operations, resolve
 from ._walk import normalize_dates
 
 OPERATIONS = operations()
 IDS = [o.operation_id for o in OPERATIONS]
+ANONYMOUS = [o for o in OPERATIONS if not o.requires_key]
+WITH_BODY_FIELDS = [
+    o
+    for o in OPERATIONS
+    if o.request_body() is not None
+    and body_argument(o) is not None
+    and o.request_schema().get("properties")
+]
+# The error class of each status the SDK names; any other status of 500 or more is an
+# InternalServerError, any other one an APIStatusError.
+STATUS_ERRORS: dict[int, type[APIStatusError]] = {
+    400: BadRequestError,
+    401: AuthenticationError,
+    403: PermissionDeniedError,
+    404: NotFoundError,
+    409: ConflictError,
+    422: UnprocessableEntityError,
+    429: RateLimitError,
+}
+ERROR_CASES = [
+    (o, key) for o in OPERATIONS for key in o.op["responses"] if not str(key).startswith("2")
+]
+PROBLEM_520 = {"type": "about:blank", "title": "Origin error", "status": 520}
 
 
-def shield(operation: Operation) -> bool:
-    return {} in operation.op["security"]
+def expected_error(status: int) -> type[APIStatusError]:
+    return InternalServerError if status >= 500 else STATUS_ERRORS.get(status, APIStatusError)
 
 
-SHIELD = [o for o in OPERATIONS if shield(o)]
-
-
-def success_body(operation: Operation) -> tuple[int, Any]:
-    """A success status and (example) body for the mock to answer with."""
-    for key, response in operation.op["responses"].items():
-        if key.startswith("2"):
-            response = resolve(response)
-            if "content" not in response:
-                return int(key), None
-            media = response["content"][JSON]
-            if "example" in media:
-                return (200 if key == "2XX" else int(key)), media["example"]
-            (entry,) = media["examples"].values()
-            return (200 if key == "2XX" else int(key)), resolve(entry)["value"]
-    raise AssertionError(f"{operation.operation_id} has no success response")
+def answer(httpx_mock: HTTPXMock, status: int, body: Any) -> None:
+    if body is NO_BODY:
+        httpx_mock.add_response(status_code=status)
+    else:
+        httpx_mock.add_response(status_code=status, json=body)
 
 
 def sent(httpx_mock: HTTPXMock) -> httpx.Request:
@@ -55,87 +103,298 @@ def sent(httpx_mock: HTTPXMock) -> httpx.Request:
     return request
 
 
-def test_every_generated_endpoint_module_is_an_operation() -> None:
-    found = {
-        name.removeprefix("edgedelivery_openapi.api.")
-        for _, name, is_package in pkgutil.walk_packages(api.__path__, "edgedelivery_openapi.api.")
-        if not is_package
-    }
-    assert found == set(ENDPOINT_MODULES.values())
+def as_json(value: Any) -> Any:
+    return value.to_dict() if attrs.has(type(value)) else value
 
 
+def assert_documented_result(operation: Operation, result: Any, body: Any) -> None:
+    """The result is the success body (the `x-sdk-result` value member of a wrapper), read
+    as the component's generated model when the document names one."""
+    if body is NO_BODY:
+        assert result is None
+        return
+    node = result_schema(operation)
+    expected = expected_result(operation, body)
+    model = result_model(node)
+    if model is not None:
+        assert isinstance(result, model), (type(result), model)
+    else:
+        assert not attrs.has(type(result))
+        assert result == expected
+    assert normalize_dates(as_json(result), node) == normalize_dates(expected, node)
+
+
+def test_the_hand_written_encoding() -> None:
+    assert percent_encode(IDENTIFIER) == IDENTIFIER_ENCODED
+    assert percent_encode("a-b_c.d~1") == "a-b_c.d~1"
+
+
+# ---------------------------------------------------------------- the generated arguments
+@pytest.mark.parametrize("operation", OPERATIONS, ids=IDS)
+def test_arguments_follow_the_document(operation: Operation) -> None:
+    """Path parameters positional (in the document's order), then the whole-body argument
+    if any; query and header parameters and body fields keyword-only, required exactly
+    when the document says so."""
+    path_parameters = operation.parameters_in("path")
+    arguments_ = positional(operation)
+    assert len(arguments_) in (len(path_parameters), len(path_parameters) + 1)
+    for parameter, argument in zip(path_parameters, arguments_, strict=False):
+        assert names_match(argument.name, parameter["name"], parameter), argument.name
+        assert argument.default is inspect.Parameter.empty
+    keywords = keyword_only(operation)
+    for parameter in operation.parameters_in("query") + operation.parameters_in("header"):
+        (name,) = [k for k in keywords if names_match(k, parameter["name"], parameter)]
+        argument = keywords[name]
+        if parameter.get("required"):
+            assert argument.default is inspect.Parameter.empty, name
+        else:
+            default = flat(parameter.get("schema", {})).get("default")
+            if default is None:
+                assert isinstance(argument.default, Unset), name
+            else:
+                assert argument.default == default, name
+
+    whole = body_argument(operation)
+    body = operation.request_body()
+    if body is None:
+        assert whole is None
+        return
+    schema = operation.request_schema()
+    properties = schema.get("properties") or {}
+    if body.get("x-sdk-body") or not properties:
+        assert whole is not None
+        assert whole.name == body.get("x-sdk-body", "body")
+    else:
+        assert whole is None
+    required = set(schema.get("required", []))
+    for wire, prop in properties.items():
+        if resolve(prop).get("readOnly"):
+            assert not [k for k in keywords if names_match(k, wire, prop, resolve(prop))]
+            continue
+        (name,) = [k for k in keywords if names_match(k, wire, prop, resolve(prop))]
+        if wire in required and whole is None:
+            assert keywords[name].default is inspect.Parameter.empty, name
+        else:
+            assert isinstance(keywords[name].default, Unset), name
+
+
+# ------------------------------------------------------------------------ on the wire
 @pytest.mark.parametrize("operation", OPERATIONS, ids=IDS)
 async def test_request_on_the_wire(operation: Operation, httpx_mock: HTTPXMock) -> None:
-    status, body = success_body(operation)
-    if body is None:
-        httpx_mock.add_response(status_code=status)
-    else:
-        httpx_mock.add_response(status_code=status, json=body)
-    response = await call(operation, authenticated_client())
+    status, body = success_reply(operation)
+    answer(httpx_mock, status, body)
+    expected = arguments(operation)
+    reply = await call(operation)
 
     request = sent(httpx_mock)
     assert request.method == operation.method.upper()
+    assert request.url.scheme == "https"
     assert request.url.host == "api.example.invalid"
-    assert request.url.raw_path.decode("ascii") == expected_path(operation)
-    assert request.url.query == b""
+    raw_path = request.url.raw_path.decode("ascii").split("?")[0]
+    assert raw_path == expected.path
+    strings = [
+        p for p in operation.parameters_in("path") if flat(p["schema"]).get("type") != "integer"
+    ]
+    assert raw_path.count(IDENTIFIER_ENCODED) == len(strings)
+    assert sorted(decoded_query(request)) == sorted(expected.query)
+    for name, value in raw_query(request):
+        # Percent-encoded but for the unreserved characters (a comma either way).
+        assert name == percent_encode(unquote(name))
+        assert value.replace("%2C", ",") == percent_encode(unquote(value)).replace("%2C", ",")
+        if unquote(value) == IDENTIFIER:
+            assert value == IDENTIFIER_ENCODED
+    for name, value in expected.headers.items():
+        assert request.headers[name] == value
     assert request.headers["AccessKey"] == KEY
     assert "Authorization" not in request.headers
-    example = request_example(operation)
-    if example is None:
+    assert request.headers["Accept"] == "application/json"
+    if expected.body is None:
         assert request.content == b""
         assert "Content-Type" not in request.headers
     else:
         assert request.headers["Content-Type"] == "application/json"
-        assert json.loads(request.content) == example
-    assert int(response.status_code) == status
-    if body is None:
-        assert response.parsed is None
-    else:
-        parsed = response.parsed
-        schema = operation.response_schema("2XX")
-        as_dict = parsed.to_dict() if hasattr(parsed, "to_dict") else parsed
-        assert normalize_dates(as_dict, schema) == normalize_dates(body, schema)
+        assert json.loads(request.content) == expected.body
+
+    assert reply.status_code == status
+    assert_documented_result(operation, reply.parsed, body)
 
 
-@pytest.mark.parametrize("operation", OPERATIONS, ids=IDS)
-def test_path_arguments_are_the_document_parameters(operation: Operation) -> None:
-    hints = typing.get_type_hints(operation.module().asyncio_detailed)
-    for name, value in path_arguments(operation).items():
-        assert hints[name] is type(value), name
-
-
-@pytest.mark.parametrize("operation", OPERATIONS, ids=IDS)
-def test_client_type_follows_security(operation: Operation) -> None:
-    client = typing.get_type_hints(operation.module().asyncio_detailed)["client"]
-    if shield(operation):
-        assert client == AuthenticatedClient | Client
-    else:
-        assert client is AuthenticatedClient
-
-
-@pytest.mark.parametrize("operation", SHIELD, ids=[o.operation_id for o in SHIELD])
-async def test_shield_operations_work_without_a_key(
+@pytest.mark.parametrize(
+    "operation", WITH_BODY_FIELDS, ids=[o.operation_id for o in WITH_BODY_FIELDS]
+)
+async def test_keyword_fields_send_the_same_body(
     operation: Operation, httpx_mock: HTTPXMock
 ) -> None:
-    status, body = success_body(operation)
-    httpx_mock.add_response(status_code=status, json=body)
-    response = await call(operation, anonymous_client())
+    """A method that takes the whole body also takes its fields as keywords: same JSON."""
+    status, body = success_reply(operation)
+    answer(httpx_mock, status, body)
+    given = arguments(operation, keyword_body=True)
+    assert given.kwargs, "the example gives no field"
+    await call(operation, keyword_body=True)
+    assert json.loads(sent(httpx_mock).content) == given.body
+
+
+@pytest.mark.parametrize("operation", OPERATIONS, ids=IDS)
+async def test_operation_is_the_resource_method(operation: Operation) -> None:
+    """`client.operation(id)` is the method users call on the resource, with its docs."""
+    attribute, name = location(operation)
+    async with open_client() as client:
+        bound = client.operation(operation.operation_id)
+        same = getattr(getattr(client, attribute), name)
+        assert bound.__name__ == same.__name__ == name
+        assert bound.__doc__ == same.__doc__
+        assert operation.operation_id in (bound.__doc__ or "")
+
+
+# ------------------------------------------------------------------------------- security
+@pytest.mark.parametrize("operation", OPERATIONS, ids=IDS)
+async def test_without_a_key(operation: Operation, httpx_mock: HTTPXMock) -> None:
+    """An operation that accepts no credentials is sent without an AccessKey header; one
+    that requires a key is refused before anything is sent."""
+    if operation.requires_key:
+        with pytest.raises(ConfigurationError, match="access key"):
+            await call(operation, key="")
+        assert httpx_mock.get_requests() == []
+        return
+    status, body = success_reply(operation)
+    answer(httpx_mock, status, body)
+    reply = await call(operation, key="")
     request = sent(httpx_mock)
     assert "AccessKey" not in request.headers
-    assert request.url.raw_path.decode("ascii") == expected_path(operation)
-    schema = operation.response_schema("2XX")
-    assert normalize_dates(response.parsed.to_dict(), schema) == normalize_dates(body, schema)
+    assert request.url.raw_path.decode("ascii").split("?")[0] == arguments(operation).path
+    assert_documented_result(operation, reply.parsed, body)
 
 
+def test_some_operation_accepts_no_key() -> None:
+    """The reference's shield operations accept a key but do not require one."""
+    assert ANONYMOUS
+    for operation in ANONYMOUS:
+        assert {"AccessKey": []} in operation.security, operation.operation_id
+
+
+# ---------------------------------------------------------------------------- failures
+@pytest.mark.parametrize(
+    ("operation", "key"), ERROR_CASES, ids=[f"{o.operation_id}-{k}" for o, k in ERROR_CASES]
+)
+async def test_documented_error_statuses_raise(
+    operation: Operation, key: str, httpx_mock: HTTPXMock
+) -> None:
+    status = status_for(key)
+    body = response_example(operation, key)
+    answer(httpx_mock, status, body)
+    with pytest.raises(APIStatusError) as raised:
+        await call(operation)
+    error = raised.value
+    assert type(error) is expected_error(status)
+    assert error.status_code == status
+    assert error.method == operation.method.upper()
+    assert error.path.split("?")[0] == arguments(operation).path
+    if body is NO_BODY:
+        assert error.body is None
+    else:
+        assert error.body == body
+        assert error.message, "the error body's message is read"
+
+
+@pytest.mark.parametrize("operation", OPERATIONS, ids=IDS)
+@pytest.mark.parametrize(
+    "reply",
+    [{"json": PROBLEM_520}, {"text": "<html>origin down</html>"}],
+    ids=["problem", "html"],
+)
+async def test_a_non_iana_status_is_an_internal_server_error(
+    operation: Operation, reply: dict[str, Any], httpx_mock: HTTPXMock
+) -> None:
+    httpx_mock.add_response(status_code=520, **reply)
+    with pytest.raises(InternalServerError) as raised:
+        await call(operation)
+    assert raised.value.status_code == 520
+    if "json" in reply:
+        assert raised.value.body == PROBLEM_520
+        assert raised.value.message == "Origin error"
+    else:
+        assert raised.value.body == "<html>origin down</html>"
+        assert "non-JSON" in (raised.value.message or "")
+    assert "520" in str(raised.value)
+
+
+def failing(condition: dict[str, Any], body: Any) -> Any:
+    """A copy of a success body that meets one `x-sdk-result` failure condition."""
+    out = copy.deepcopy(body) if isinstance(body, dict) else {}
+    node = out
+    *parents, last = condition["member"]
+    for name in parents:
+        node = node.setdefault(name, {})
+    if "equals" in condition:
+        node[last] = condition["equals"]
+    elif "not-in" in condition:
+        node[last] = "zzNotAnAllowedValue"
+    else:
+        node[last] = "it failed"
+    return out
+
+
+FAILURES = [
+    (o, i, c)
+    for o in OPERATIONS
+    if o.success_status() and response_example(o, o.success_status() or "") is not NO_BODY
+    for i, c in enumerate(
+        (o.response_schema(o.success_status() or "").get("x-sdk-result") or {}).get("failure", [])
+    )
+]
+
+
+@pytest.mark.parametrize(
+    ("operation", "index", "condition"),
+    FAILURES,
+    ids=[f"{o.operation_id}-{i}" for o, i, _ in FAILURES],
+)
+async def test_a_failure_inside_a_success_reply_raises(
+    operation: Operation, index: int, condition: dict[str, Any], httpx_mock: HTTPXMock
+) -> None:
+    """Each `failure` condition of the success schema's `x-sdk-result` raises APIResultError."""
+    status, body = success_reply(operation)
+    bad = failing(condition, body)
+    httpx_mock.add_response(status_code=status, json=bad)
+    with pytest.raises(APIResultError) as raised:
+        await call(operation)
+    assert raised.value.status_code == status
+    assert raised.value.body == bad
+
+
+OTHER_SUCCESSES = [
+    (o, key)
+    for o in OPERATIONS
+    for key in o.op["responses"]
+    if str(key).startswith("2") and str(key) != o.success_status()
+]
+
+
+@pytest.mark.parametrize(
+    ("operation", "key"),
+    OTHER_SUCCESSES,
+    ids=[f"{o.operation_id}-{k}" for o, k in OTHER_SUCCESSES],
+)
+async def test_another_documented_success_carries_no_result(
+    operation: Operation, key: str, httpx_mock: HTTPXMock
+) -> None:
+    """A second success reply (a 202 "accepted" beside the result's 2XX) is no result: its
+    example raises an APIResultError rather than being returned as the result."""
+    body = response_example(operation, key)
+    answer(httpx_mock, status_for(key), body)
+    with pytest.raises(APIResultError) as raised:
+        await call(operation)
+    assert raised.value.status_code == status_for(key)
+    assert raised.value.body == (None if body is NO_BODY else body)
+
+
+# ------------------------------------------------------- the operation the reference spells out
 async def test_force_ssl_body_and_no_content_reply(httpx_mock: HTTPXMock) -> None:
-    """The one operation whose statuses the reference gives, spelled out."""
-    from edgedelivery_openapi.api.pull_zone import pull_zone_public_set_force_ssl as force_ssl
-    from edgedelivery_openapi.models import SetForceSslRequest
-
+    """The one operation whose statuses the reference gives, by its public name."""
     httpx_mock.add_response(status_code=204)
-    async with authenticated_client() as client:
-        response = await force_ssl.asyncio_detailed(
-            7, client=client, body=SetForceSslRequest(hostname="cdn.example.com", force_ssl=False)
+    async with open_client() as client:
+        reply = await client.pull_zones.set_force_ssl.with_response(
+            7, hostname="cdn.example.com", force_ssl=False
         )
     request = sent(httpx_mock)
     assert request.method == "POST"
@@ -143,24 +402,20 @@ async def test_force_ssl_body_and_no_content_reply(httpx_mock: HTTPXMock) -> Non
     assert request.headers["AccessKey"] == KEY
     assert request.headers["Content-Type"] == "application/json"
     assert json.loads(request.content) == {"Hostname": "cdn.example.com", "ForceSSL": False}
-    assert response.status_code == 204
-    assert response.parsed is None
+    assert reply.status_code == 204
+    assert reply.parsed is None
 
 
 @pytest.mark.parametrize("status", [400, 401, 404, 500])
 async def test_force_ssl_error_statuses(status: int, httpx_mock: HTTPXMock) -> None:
-    from edgedelivery_openapi.api.pull_zone import pull_zone_public_set_force_ssl as force_ssl
-    from edgedelivery_openapi.models import ApiErrorData, SetForceSslRequest
-
     error = {"ErrorKey": "pullzone.x", "Field": None, "Message": "no"}
     httpx_mock.add_response(status_code=status, json=error)
-    async with authenticated_client(raise_on_unexpected_status=True) as client:
-        response = await force_ssl.asyncio_detailed(
-            7, client=client, body=SetForceSslRequest(hostname="h", force_ssl=True)
-        )
-    assert response.status_code == status
-    if status == 400:
-        assert isinstance(response.parsed, ApiErrorData)
-        assert response.parsed.to_dict() == error
-    else:
-        assert response.parsed is None
+    async with open_client() as client:
+        with pytest.raises(APIStatusError) as raised:
+            await client.pull_zones.set_force_ssl(7, hostname="h", force_ssl=True)
+    assert type(raised.value) is expected_error(status)
+    assert raised.value.status_code == status
+    assert raised.value.body == error
+    assert raised.value.error_key == "pullzone.x"
+    assert raised.value.field is None
+    assert raised.value.message == "no"

@@ -129,6 +129,8 @@ def test_request_validator_accepts(instance: Any) -> None:
         ("ContainerRegistry", {"id": 1, "createdAt": "2026-11-01T08:30:00.1234567Z"}),
         ("ContainerTemplate", {"id": "t", "unknownField": {"any": ["thing"]}}),
         ("ObjectResultError", {"location": None, "value": None, "statusCode": 404}),
+        # The live service requires no member of this reply (issue 11): `Id` may be absent.
+        ("ScriptVariable", {"Name": "A"}),
     ],
 )
 def test_response_validator_accepts(name: str, instance: Any) -> None:
@@ -141,7 +143,7 @@ def test_response_validator_accepts(name: str, instance: Any) -> None:
         ("ApiErrorData", {"ErrorKey": "x", "Unknown": "y"}),
         ("ApiErrorData", {"Message": 3}),
         ("ContainerRegistry", {"id": 1, "createdAt": "yesterday"}),
-        ("ScriptVariable", {"Name": "A"}),
+        ("ScriptVariable", {"Id": "17", "Name": "A"}),
         ("ShieldZoneConfig", {"learningModeUntil": "not a date"}),
     ],
 )

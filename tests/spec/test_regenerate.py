@@ -1,4 +1,5 @@
-"""`scripts/regenerate.sh --check`: passes on the tree, fails when the document changes alone.
+"""`scripts/regenerate.sh --check`: passes on the tree, fails when the document changes alone,
+and marks what goes away from the public surface (generated/PUBLIC_API.txt) as BREAKING.
 
 The script runs with PYTHON set to the interpreter running the tests, so the pinned generator
 and ruff beside it are used wherever the virtual environment lives (here or in CI).
@@ -13,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from ._document import ROOT
 
@@ -46,7 +48,7 @@ def tree_copy(tmp_path: Path) -> Path:
 def test_check_passes_on_the_tree() -> None:
     result = run_check(ROOT)
     assert result.returncode == 0, result.stderr
-    assert "matches" in result.stdout
+    assert "match openapi/edge-delivery-1.0.0.yaml" in result.stdout
 
 
 def test_check_passes_on_an_unchanged_copy(tree_copy: Path) -> None:
@@ -69,3 +71,52 @@ def test_check_fails_when_a_field_is_deleted_without_regenerating(tree_copy: Pat
     original = ROOT / "generated" / "edgedelivery_openapi" / "models" / "container_registry.py"
     copied = tree_copy / "generated" / "edgedelivery_openapi" / "models" / "container_registry.py"
     assert copied.read_bytes() == original.read_bytes()
+    # The public surface loses the field: a breaking change.
+    assert "BREAKING -field ContainerRegistry.firstPasswordSymbols" in result.stderr
+
+
+def surface(root: Path) -> Path:
+    return root / "generated" / "PUBLIC_API.txt"
+
+
+def test_check_fails_when_a_line_of_the_public_api_is_removed(tree_copy: Path) -> None:
+    """A snapshot that lost a method line no longer matches what the document generates."""
+    lines = surface(tree_copy).read_text(encoding="utf-8").splitlines(keepends=True)
+    removed = next(line for line in lines if line.startswith("method "))
+    surface(tree_copy).write_text("".join(x for x in lines if x != removed), encoding="utf-8")
+
+    result = run_check(tree_copy)
+    assert result.returncode == 1
+    assert "BREAKING" in result.stderr
+    assert "PUBLIC_API.txt is stale" in result.stderr
+    assert "+" + removed.rstrip("\n") in result.stderr.splitlines()
+    # Only the snapshot is stale: the generated package still matches the document.
+    assert "generated/edgedelivery_openapi is stale" not in result.stderr
+    # --check writes nothing: the snapshot still lacks the line.
+    assert removed not in surface(tree_copy).read_text(encoding="utf-8").splitlines(keepends=True)
+
+
+def test_check_marks_a_removed_operation_as_breaking(tree_copy: Path) -> None:
+    """An operation that leaves the document leaves the public API: its method line is
+    printed as BREAKING."""
+    spec_path = tree_copy / "openapi" / "edge-delivery-1.0.0.yaml"
+    spec = yaml.safe_load(spec_path.read_text(encoding="utf-8"))
+    path, method = next(
+        (p, m)
+        for p, item in spec["paths"].items()
+        for m, op in item.items()
+        if op.get("operationId") == "ComputeScript_AddVariable"
+    )
+    del spec["paths"][path][method]
+    if not spec["paths"][path]:
+        del spec["paths"][path]
+    spec_path.write_text(yaml.safe_dump(spec, sort_keys=False), encoding="utf-8")
+    (line,) = [
+        x
+        for x in surface(tree_copy).read_text(encoding="utf-8").splitlines()
+        if x.endswith("# ComputeScript_AddVariable")
+    ]
+
+    result = run_check(tree_copy)
+    assert result.returncode == 1
+    assert f"BREAKING -{line}" in result.stderr.splitlines()
