@@ -619,3 +619,14 @@ def test_a_sample_of_every_schema_of_another_document_fits_it(name: str) -> None
     document = Document(EXTENDED)
     schema = {"$ref": f"#/components/schemas/{name}"}
     assert document.validate(schema, sample(schema, document)) == []
+
+
+def test_a_sample_never_changes_the_document() -> None:
+    schema = {
+        "type": "object",
+        "x-sdk-result": {"failure": [{"member": ["error", "success"], "equals": False}]},
+        "example": {"error": {"success": False}},
+    }
+    document = Document(EXTENDED)
+    assert sample(schema, document) == {"error": {"success": True}}
+    assert schema["example"] == {"error": {"success": False}}

@@ -10,6 +10,7 @@ schema's `x-sdk-result` failure conditions, so the SDK reads the reply as a succ
 
 from __future__ import annotations
 
+import copy
 import json
 import math
 import re
@@ -81,7 +82,7 @@ def example(media: Mapping[str, Any], schema: Mapping[str, Any], document: Docum
 def sample(schema: Mapping[str, Any], document: Document) -> Any:
     """A value that fits `schema` (best effort) and reads as a success under `x-sdk-result`."""
     resolved = document.deref(schema)
-    value = _Sampler(document).value(resolved, 0)
+    value = copy.deepcopy(_Sampler(document).value(resolved, 0))  # may hold document nodes
     rule = resolved.get("x-sdk-result")
     if isinstance(rule, Mapping):
         for condition in rule.get("failure", ()):
