@@ -19,9 +19,12 @@ from urllib.parse import urljoin, urlsplit
 
 import httpx
 
+from . import _hooks
 from ._exceptions import APIConnectionError, ConfigurationError, status_error
+from ._hooks import Hooks, RequestEvent, ResponseEvent, RetryEvent
 from ._http import AccessKey, RawRequest, RawResponse, Transport, origin
 from ._retry import RetryPolicy
+from ._telemetry import CallInfo, CallTrace, Telemetry
 from ._timeouts import Timeout
 from ._version import __version__
 
@@ -39,6 +42,8 @@ class CallOptions:
     timeout: Timeout = field(default_factory=Timeout)
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     headers: Mapping[str, str] = field(default_factory=dict)
+    hooks: Hooks = field(default_factory=Hooks)
+    telemetry: Telemetry | None = None
 
 
 class Engine:
@@ -70,8 +75,14 @@ class Engine:
         body: bytes | None,
         requires_key: bool,
         options: CallOptions,
+        operation_id: str | None = None,
+        template: str | None = None,
     ) -> RawResponse:
-        """Send with retries; return a 2xx reply or raise the SDK's error for it."""
+        """Send with retries; return a 2xx reply or raise the SDK's error for it.
+
+        `operation_id` and `template` (the document's path) name the call for hooks and
+        telemetry.
+        """
         request = RawRequest(
             method,
             self.base_url + path,
@@ -85,12 +96,43 @@ class Engine:
                 f"{method} {path} needs an access key: pass access_key= "
                 "or set EDGEDELIVERY_ACCESS_KEY"
             )
+        if options.telemetry is None:
+            return await self._attempts(request, options, operation_id, None)
+        scheme, host, port = self._origin
+        trace = options.telemetry.start_call(
+            CallInfo(operation_id, method, template, host, port or _PORTS.get(scheme, 443))
+        )
+        try:
+            reply = await self._attempts(request, options, operation_id, trace)
+        except BaseException as error:
+            trace.end(getattr(error, "status_code", None), error, _retries_of(error))
+            raise
+        trace.end(reply.status, None, reply.retries_taken)
+        return reply
+
+    async def _attempts(
+        self,
+        request: RawRequest,
+        options: CallOptions,
+        operation_id: str | None,
+        trace: CallTrace | None,
+    ) -> RawResponse:
+        """The retry loop: attempts, same-origin redirects, waits, the 429 pause."""
+        method, hooks = request.method, options.hooks
         retries = redirects = 0
         while True:
             await self._wait_for_pause()
+            event = None
+            if hooks.on_request or hooks.on_response or hooks.on_retry:
+                event = await self._request_hooks(request, hooks, operation_id, retries)
+            if trace is not None:
+                trace.attempt_started(retries)
             try:
                 reply = await self.transport.send(request, options.timeout)
             except APIConnectionError as error:
+                error.retries_taken = retries
+                if trace is not None:
+                    trace.attempt_ended(None, error)
                 delay = (
                     options.retry.delay(retries)
                     if options.retry.retryable_error(method, error)
@@ -100,12 +142,23 @@ class Engine:
                 if delay is None:
                     raise
                 retries += 1
+                if event is not None and hooks.on_retry:
+                    await _hooks.run(hooks.on_retry, RetryEvent(event, retries, delay, error))
                 await asyncio.sleep(delay)
                 continue
             reply.retries_taken = retries
+            if trace is not None:
+                trace.attempt_ended(reply.status, None)
+            if event is not None and hooks.on_response:
+                response = ResponseEvent(event, reply.status, reply.headers, reply.elapsed)
+                await _hooks.run(hooks.on_response, response)
             if log.isEnabledFor(logging.DEBUG):
                 log.debug(
-                    "%s %s -> %s in %.1f ms", method, path, reply.status, reply.elapsed * 1000
+                    "%s %s -> %s in %.1f ms",
+                    method,
+                    request.path,
+                    reply.status,
+                    reply.elapsed * 1000,
                 )
             if 200 <= reply.status < 300:
                 return reply
@@ -125,14 +178,27 @@ class Engine:
             log.debug(
                 "retrying %s %s in %.2f s after status %s (retry %d of %d)",
                 method,
-                path,
+                request.path,
                 delay,
                 reply.status,
                 retries + 1,
                 options.retry.max_retries,
             )
             retries += 1
+            if event is not None and hooks.on_retry:
+                await _hooks.run(hooks.on_retry, RetryEvent(event, retries, delay, reply.status))
             await asyncio.sleep(delay)
+
+    async def _request_hooks(
+        self, request: RawRequest, hooks: Hooks, operation_id: str | None, attempt: int
+    ) -> RequestEvent:
+        """Run the request hooks; the headers they leave are the attempt's headers."""
+        headers = dict(request.headers)
+        event = RequestEvent(operation_id, request.method, request.url, headers, attempt)
+        if hooks.on_request:
+            await _hooks.run(hooks.on_request, event)
+            request.headers = _hook_headers(event.headers)
+        return event
 
     def _headers(self, options: CallOptions, body: bytes | None) -> dict[str, str]:
         """The caller's headers, then the SDK's own, which replace any in another case.
@@ -190,6 +256,8 @@ def check_base_url(base_url: str, *, allow_insecure_http: bool) -> str:
         raise ConfigurationError("base_url must be an absolute http:// or https:// URL")
     if parts.username or parts.password or parts.query or parts.fragment:
         raise ConfigurationError("base_url must not carry credentials, a query or a fragment")
+    if any(not (char.isprintable() and not char.isspace()) for char in host):
+        raise ConfigurationError("base_url cannot be used: its host has spaces or control chars")
     unusable = _unusable(base_url, host)
     if unusable:
         raise ConfigurationError(f"base_url cannot be used: {unusable}")
@@ -219,6 +287,34 @@ def _is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+_PORTS = {"http": 80, "https": 443}
+
+
+def _retries_of(error: BaseException) -> int:
+    retries = getattr(error, "retries_taken", None)
+    if isinstance(retries, int):
+        return retries
+    response = getattr(error, "raw", None)
+    return int(getattr(response, "retries_taken", 0) or 0)
+
+
+def _hook_headers(headers: Any) -> dict[str, str]:
+    """The headers a request hook left: strings only, never an AccessKey of its own."""
+    if not isinstance(headers, dict):
+        raise _hooks.HookError("a request hook replaced event.headers with a non-dict")
+    clean: dict[str, str] = {}
+    for name, value in headers.items():
+        if not isinstance(name, str) or not isinstance(value, str):
+            raise _hooks.HookError(f"a request hook set a non-string header {name!r}")
+        if name.lower() == "accesskey":
+            continue
+        text = name + value
+        if not name or ":" in name or not (text.isascii() and text.isprintable()):
+            raise _hooks.HookError(f"a request hook set an invalid header {name!r}")
+        clean[name] = value
+    return clean
 
 
 def _path_of(url: str) -> str:

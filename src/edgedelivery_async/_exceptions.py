@@ -57,8 +57,10 @@ class APIConnectionError(EdgeDeliveryError):
     """No usable reply: the connection failed, broke, or timed out.
 
     `request_sent` is False only when the connection never opened, so the server
-    cannot have acted on the request.
+    cannot have acted on the request. `retries_taken` counts the retries before it.
     """
+
+    retries_taken: int = 0
 
     def __init__(self, message: str, *, method: str, path: str, request_sent: bool) -> None:
         self.method = method
