@@ -204,6 +204,6 @@ def _to_json_schema(node: Any) -> Any:
     if out.pop("nullable", False):
         if "type" in out:
             out["type"] = [out["type"], "null"]
-        elif "$ref" in out:
+        elif out:  # a $ref or an allOf/anyOf: null is one more alternative
             out = {"anyOf": [out, {"type": "null"}]}
     return out
