@@ -257,7 +257,6 @@ __all__ = [
     "KeywordBody",
     "Resource",
     "Runtime",
-    "Sequence",
     "body_of",
     "endpoint",
     "pairs",

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from edgedelivery_async._call import Call, Resource, body_of, endpoint, pairs  # noqa: F401
+from edgedelivery_async._call import Call, Resource, body_of, endpoint
 
 from ..models import DnsRecord
 from ..types import UNSET, Unset

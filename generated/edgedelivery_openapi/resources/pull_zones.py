@@ -4,12 +4,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence  # noqa: F401
-from typing import Any  # noqa: F401
-
-from edgedelivery_async._call import Call, Resource, body_of, endpoint, pairs  # noqa: F401
-
-from ..types import UNSET, Unset  # noqa: F401
+from edgedelivery_async._call import Call, Resource, body_of, endpoint
 
 
 class PullZones(Resource):

@@ -4,10 +4,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence  # noqa: F401
+from collections.abc import Mapping
 from typing import Any
 
-from edgedelivery_async._call import Call, Resource, body_of, endpoint, pairs  # noqa: F401
+from edgedelivery_async._call import Call, Resource, body_of, endpoint
 
 from ..models import ContainerRegistry, ContainerRegistryType, PasswordCredentials
 from ..types import UNSET, Unset
