@@ -110,6 +110,16 @@ def nullable_everywhere(spec: dict[str, Any]) -> None:
         visit(schema)
 
 
+def mark_secrets(spec: dict[str, Any]) -> None:
+    """The generator keeps no `format: password`; its description carries a `[secret]`
+    mark instead, which the model template (templates/model.py.jinja) turns into a
+    field left out of the model's repr, so a password never shows in a repr or a log."""
+    for schema in spec.get("components", {}).get("schemas", {}).values():
+        for prop in schema.get("properties", {}).values():
+            if prop.get("format") == "password" or prop.get("writeOnly"):
+                prop["description"] = (prop.get("description", "") + " [secret]").strip()
+
+
 def _operations(spec: dict[str, Any]) -> list[dict[str, Any]]:
     return [op for item in spec["paths"].values() for op in item.values() if isinstance(op, dict)]
 
@@ -127,6 +137,7 @@ REWRITES = (
     drop_property_combinators,
     merge_error_body_unions,
     drop_optional_security,
+    mark_secrets,
     nullable_everywhere,
 )
 

@@ -15,6 +15,7 @@ EdgeDeliveryError
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from http import HTTPStatus
@@ -101,13 +102,74 @@ class APIError(EdgeDeliveryError):
         return self.raw.to_httpx()
 
     def _describe(self) -> str:
+        """`METHOD /path -> status reason: what the server said (details); what to do`."""
         reason = _reason(self.status_code)
         text = f"{self.method} {self.path} -> {self.status_code}{reason}"
-        if self.message:
-            text += f": {self.message}"
-        extra = [f"{k}={v}" for k, v in (("error_key", self.error_key), ("field", self.field)) if v]
+        said = self._what_happened(reason.strip())
+        if said:
+            text += f": {said}"
+        extra = [f"{name}={value}" for name, value in self._keys() if value]
         extra += [f"{e.field}: {e.message}" if e.field else e.message for e in self.errors]
-        return f"{text} ({'; '.join(extra)})" if extra else text
+        if extra:
+            text += f" ({'; '.join(extra)})"
+        advice = self._what_to_do()
+        if advice:
+            text += f"; {advice}" if said or extra else f": {advice}"
+        return text
+
+    def _what_happened(self, reason: str) -> str | None:
+        """What the body says happened: the server's message, or what its shape tells."""
+        status = _result_object_status(self.body)
+        if status is not None:
+            return f"no result (the server's result object reports status {status})"
+        if self.message and self.message.strip().casefold() != reason.casefold():
+            return self.message  # a title that only repeats the reason adds nothing
+        if self.status_code >= 500 and not reason:  # 520 and other unregistered statuses
+            return "a server error, without details"
+        return _STATUS_STATEMENTS.get(self.status_code)
+
+    def _keys(self) -> list[tuple[str, str | None]]:
+        """`error_key=` and `field=`; a problem body's `type` is a URL, not an error key."""
+        key: tuple[str, str | None] = ("error_key", self.error_key)
+        if self.error_key is not None and self.error_key == _problem_type(self.body):
+            generic = _GENERIC_PROBLEM_TYPE.match(self.error_key) is not None
+            key = ("type", None if generic else self.error_key)  # generic: the status's RFC
+        return [key, ("field", self.field)]
+
+    def _what_to_do(self) -> str | None:
+        """Advice, for the failures where the caller can do something about it."""
+        if self.status_code == 401:
+            return "check the key given to the client or set in EDGEDELIVERY_ACCESS_KEY"
+        return None
+
+
+#: What a failure status means when the reply says nothing about it.
+_STATUS_STATEMENTS = {
+    401: "the access key is missing or was refused",
+    403: "the access key is not allowed to do this",
+    404: "nothing at this path; check the ids in it",
+}
+
+#: A problem `type` that only points at the RFC section of the status (or says nothing).
+_GENERIC_PROBLEM_TYPE = re.compile(
+    r"(about:blank|https?://(tools\.ietf\.org/html/|datatracker\.ietf\.org/doc/html/"
+    r"|www\.rfc-editor\.org/rfc/)rfc\d+(\.html)?(#\S*)?)\Z",
+    re.IGNORECASE,
+)
+
+
+def _problem_type(body: Any) -> str | None:
+    """The `type` of a problem-style body (one with a `title` or a `detail`)."""
+    if isinstance(body, Mapping) and ("title" in body or "detail" in body):
+        return _text(body.get("type"))
+    return None
+
+
+def _result_object_status(body: Any) -> str | None:
+    """The status an ASP.NET result object reports (`statusCode` and `declaredType`)."""
+    if isinstance(body, Mapping) and "statusCode" in body and "declaredType" in body:
+        return _text(body.get("statusCode")) or "none"
+    return None
 
 
 class APIStatusError(APIError):
@@ -145,6 +207,15 @@ class UnprocessableEntityError(APIStatusError):
 class RateLimitError(APIStatusError):
     """429; `retry_after` holds the server's Retry-After in seconds when given."""
 
+    def _what_happened(self, reason: str) -> str | None:
+        said = super()._what_happened(reason)
+        if said is None and self.retry_after is not None:
+            return f"the server asks to wait {self.retry_after:g} s (Retry-After)"
+        return said
+
+    def _what_to_do(self) -> str | None:
+        return "retry later, or send fewer requests per second"
+
 
 class InternalServerError(APIStatusError):
     """Any status of 500 or above (520 included)."""
@@ -162,9 +233,25 @@ class AcceptedWithoutResultError(APIResultError):
     retrying later may give the result.
     """
 
+    def _what_happened(self, reason: str) -> str | None:
+        status = _result_object_status(self.body)
+        shown = f" (the server's result object reports status {status})" if status else ""
+        return f"no result yet{shown}"
+
+    def _what_to_do(self) -> str | None:
+        return "ask again later for the result"
+
 
 class APIResponseValidationError(APIError):
     """A 2xx reply whose body cannot be read as the documented shape."""
+
+    def _what_to_do(self) -> str | None:
+        if isinstance(self.body, str) and self.body.lstrip().startswith("<"):
+            return (
+                "it reads like a web page: check that the base URL points at the API "
+                "(EDGEDELIVERY_BASE_URL)"
+            )
+        return None
 
 
 _STATUS_ERRORS: dict[int, type[APIStatusError]] = {
@@ -211,8 +298,12 @@ def error_details(body: Any) -> ErrorDetails:
     if isinstance(wrapper, Mapping):  # {error: {success, message, errorKey}, data}
         details.error_key = _text(wrapper.get("errorKey"))
         details.message = _text(wrapper.get("message"))
-    elif isinstance(wrapper, str) and wrapper:  # registry create: {id, error}
+    elif isinstance(wrapper, str) and wrapper:  # registry create: {id, error, status}
         details.message = wrapper
+    status = body.get("status")
+    if isinstance(status, str) and status:  # registry create: saved, notFound, ...
+        details.error_key = status
+        details.message = details.message or f"the registry was not saved (status {status})"
     if any(k in body for k in ("ErrorKey", "Field", "Message")):  # core ApiErrorData
         details.error_key = _text(body.get("ErrorKey"))
         details.field = _text(body.get("Field"))
@@ -255,7 +346,7 @@ def _summary_of_text(text: str) -> str | None:
     if not stripped:
         return None
     if stripped.lstrip().startswith("<"):
-        return f"non-JSON reply ({len(text)} characters of markup)"
+        return f"a non-JSON error page ({len(text)} characters of markup)"
     return stripped[:200]
 
 

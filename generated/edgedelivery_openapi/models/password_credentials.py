@@ -17,11 +17,11 @@ class PasswordCredentials:
 
     Attributes:
         user_name (None | str):
-        password (None | str):
+        password (None | str): [secret]
     """
 
     user_name: None | str
-    password: None | str
+    password: None | str = _attrs_field(repr=False)
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
