@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from types import TracebackType
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
 import httpx
 from edgedelivery_openapi.resources import OPERATIONS, Resources
@@ -15,6 +15,7 @@ from ._engine import CallOptions, Engine
 from ._exceptions import ConfigurationError, InvalidRequestError
 from ._hooks import Hooks
 from ._http import DEFAULT_MAX_RESPONSE_BYTES, AccessKey, Transport
+from ._network import Verify, refuse_with_http_client
 from ._retry import RetryPolicy
 from ._runtime import ClientRuntime
 from ._schema import Problem
@@ -22,6 +23,9 @@ from ._shield import Shield
 from ._telemetry import Telemetry
 from ._timeouts import Timeout
 from ._transport import HttpxTransport, check_limits, make_transport
+
+if TYPE_CHECKING:
+    import aiohttp
 
 ACCESS_KEY_ENV = "EDGEDELIVERY_ACCESS_KEY"
 BASE_URL_ENV = "EDGEDELIVERY_BASE_URL"
@@ -66,6 +70,13 @@ class EdgeDeliveryClient(Resources):
     `httpx.AsyncClient` (tests inject `httpx.MockTransport` or pytest-httpx this way)
     and still adds its auth header, user agent, retries, timeouts and error mapping.
     Plain `http://` is refused except to loopback, unless `allow_insecure_http=True`.
+
+    Network settings of the SDK's own transports (README, Network settings): `proxy`
+    (an http:// or https:// URL, credentials allowed); `trust_env` (None: HTTP(S)_PROXY
+    and NO_PROXY are honoured, as always; True: also SSL_CERT_FILE/SSL_CERT_DIR; False:
+    nothing from the environment); `verify` (True, a CA bundle path, or an
+    `ssl.SSLContext`); `session`, an `aiohttp.ClientSession` of yours, used as given and
+    left open by `aclose()`.
     """
 
     shield: Shield
@@ -87,6 +98,10 @@ class EdgeDeliveryClient(Resources):
         max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
         hooks: Hooks | None = None,
         telemetry: Telemetry | None = None,
+        proxy: str | None = None,
+        trust_env: bool | None = None,
+        verify: Verify = True,
+        session: aiohttp.ClientSession | None = None,
     ) -> None:
         if not isinstance(allow_insecure_http, bool):
             raise ConfigurationError("allow_insecure_http must be True or False")
@@ -95,13 +110,22 @@ class EdgeDeliveryClient(Resources):
         if http_client is not None and not isinstance(http_client, httpx.AsyncClient):
             raise ConfigurationError("http_client must be an httpx.AsyncClient")
         check_limits(max_connections, max_response_bytes)
-        stack: Transport = (
-            HttpxTransport(http_client, max_response_bytes=max_response_bytes)
-            if http_client is not None
-            else make_transport(
-                transport, max_connections=max_connections, max_response_bytes=max_response_bytes
+        stack: Transport
+        if http_client is not None:
+            refuse_with_http_client(
+                proxy=proxy, trust_env=trust_env, verify=verify, session=session
             )
-        )
+            stack = HttpxTransport(http_client, max_response_bytes=max_response_bytes)
+        else:
+            stack = make_transport(
+                transport,
+                max_connections=max_connections,
+                max_response_bytes=max_response_bytes,
+                proxy=proxy,
+                trust_env=trust_env,
+                verify=verify,
+                session=session,
+            )
         engine = Engine(
             base_url=url,
             access_key=AccessKey(key) if key != "" and key is not None else None,
@@ -192,7 +216,7 @@ class EdgeDeliveryClient(Resources):
         return copy
 
     async def aclose(self) -> None:
-        """Close the connection pool (a caller's own `http_client` stays open)."""
+        """Close the connection pool (a caller's own `http_client` or `session` stays open)."""
         if self._owns_engine:
             await self._engine.transport.aclose()
 

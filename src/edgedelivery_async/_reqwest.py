@@ -6,10 +6,12 @@
 It spends about half the CPU per request of aiohttp (more with uvloop: see README,
 Performance) and gives the same guarantees as the default transport (see
 `_transport`): no redirect followed by the library, TLS verified (rustls against the
-operating system's trust store), HTTP(S)_PROXY/NO_PROXY read once per origin, the
-connect/read/total timeouts, a decoded reply size cap enforced while reading, every
-failure mapped to `APIConnectionError`/`APITimeoutError`, and the access key added as
-a header (marked sensitive, so pyreqwest masks it in reprs) only at the edge.
+operating system's trust store, plus the roots of `verify=<CA bundle>`; an
+`ssl.SSLContext` cannot apply and is refused), `proxy=` or HTTP(S)_PROXY/NO_PROXY read
+once per origin (unless `trust_env=False`), the connect/read/total timeouts, a
+decoded reply size cap enforced while reading, every failure mapped to
+`APIConnectionError`/`APITimeoutError`, and the access key added as a header (marked
+sensitive, so pyreqwest masks it in reprs) only at the edge.
 
 pyreqwest runs its connection pool on its own Tokio runtime and hands results to
 whichever asyncio loop awaits them, so a client works under successive event loops
@@ -29,6 +31,7 @@ from __future__ import annotations
 
 import time
 import urllib.request
+from collections.abc import Iterable
 from datetime import timedelta
 
 from pyreqwest import exceptions as rx
@@ -40,8 +43,10 @@ from pyreqwest.response import Response
 
 from ._exceptions import APIConnectionError, ResponseTooLargeError
 from ._http import ACCESS_KEY_HEADER, DEFAULT_MAX_RESPONSE_BYTES, RawRequest, RawResponse
+from ._network import DEFAULT as DEFAULT_NETWORK
+from ._network import NetworkSettings, redact
 from ._timeouts import Timeout
-from ._transport import ProxyTable, check_limits, connection_error
+from ._transport import FixedProxy, NoProxy, ProxyTable, check_limits, connection_error, proxies_for
 
 _CONNECT_STEP = "client error (Connect)"
 
@@ -54,13 +59,15 @@ class ReqwestTransport:
         *,
         max_connections: int = 100,
         max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
+        network: NetworkSettings = DEFAULT_NETWORK,
     ) -> None:
         check_limits(max_connections, max_response_bytes)
         self.max_connections = max_connections
         self.max_response_bytes = max_response_bytes
         self._clients: dict[tuple[float, float], Client] = {}
         self._last: tuple[Timeout, Client, timedelta] | None = None
-        self._proxies = ProxyTable()
+        self._proxies: NoProxy | FixedProxy | ProxyTable = proxies_for(network)
+        self._roots = network.trust.for_reqwest()  # refuses an ssl.SSLContext, here
         self._origins: dict[str, str | None] = {}
 
     def reserve_connections(self, count: int) -> None:
@@ -90,7 +97,15 @@ class ReqwestTransport:
             .read_timeout(timedelta(seconds=timeout.read))
             .no_proxy()  # not reqwest's own reading of the environment: ours, per origin
         )
-        if urllib.request.getproxies():
+        for root in self._roots:
+            builder = builder.add_root_certificate_pem(root)
+        proxies = self._proxies
+        if isinstance(proxies, FixedProxy):
+            proxy = ProxyBuilder.all(proxies.proxy.url)
+            if proxies.proxy.username is not None:
+                proxy = proxy.basic_auth(proxies.proxy.username, proxies.proxy.password or "")
+            builder = builder.proxy(proxy)
+        elif isinstance(proxies, ProxyTable) and urllib.request.getproxies():
             builder = builder.proxy(ProxyBuilder.custom(self._proxy_for))
         return builder.build()
 
@@ -98,6 +113,7 @@ class ReqwestTransport:
         origin = url.origin_ascii
         found = self._origins.get(origin, "")
         if found == "":
+            assert isinstance(self._proxies, ProxyTable)
             found = self._origins[origin] = self._proxies.lookup(origin)
         return found
 
@@ -106,7 +122,9 @@ class ReqwestTransport:
         try:
             raw, complete = await self._exchange(client, request, total)
         except rx.PyreqwestError as exc:
-            error: APIConnectionError | ResponseTooLargeError = _mapped(exc, request)
+            error: APIConnectionError | ResponseTooLargeError = _mapped(
+                exc, request, self._proxies.secrets
+            )
         else:
             if complete:
                 return raw
@@ -172,16 +190,26 @@ async def _read(reply: Response, limit: int) -> bytes | None:
     return b"".join(blocks)
 
 
-def _mapped(exc: rx.PyreqwestError, request: RawRequest) -> APIConnectionError:
+def _mapped(
+    exc: rx.PyreqwestError, request: RawRequest, secrets: Iterable[str]
+) -> APIConnectionError:
     causes = exc.details.get("causes") if isinstance(exc, rx.DetailedPyreqwestError) else None
-    causes = causes or []
-    connecting = any(cause.get("message", "").startswith(_CONNECT_STEP) for cause in causes)
+    messages = [str(cause.get("message", "")) for cause in causes or []]
+    connecting = any(message.startswith(_CONNECT_STEP) for message in messages)
     if isinstance(exc, rx.PoolTimeoutError):
-        return connection_error(
-            request, "timed out waiting for a connection", exc, sent=False, timeout=True
-        )
+        what = "timed out waiting for a connection"
+        return connection_error(request, what, exc, sent=False, timeout=True, secrets=secrets)
     if isinstance(exc, rx.RequestTimeoutError):
         what = "timed out connecting" if connecting else "timed out waiting for the reply"
-        return connection_error(request, what, exc, sent=not connecting, timeout=True)
+        return connection_error(
+            request, what, exc, sent=not connecting, timeout=True, secrets=secrets
+        )
     what = "could not connect" if connecting else "connection failed"
-    return connection_error(request, f"{what} ({type(exc).__name__})", exc, sent=not connecting)
+    what = f"{what} ({type(exc).__name__})"
+    if connecting:
+        for message in messages:
+            if "certificate" in message:  # rustls: "invalid peer certificate: UnknownIssuer"
+                what = f"TLS certificate verification failed: {redact(message, secrets)}"
+            elif message.startswith("tunnel error"):  # the proxy refused CONNECT
+                what = f"the proxy refused the tunnel: {redact(message, secrets)}"
+    return connection_error(request, what, exc, sent=not connecting, secrets=secrets)

@@ -11,22 +11,26 @@ Three stacks sit behind one protocol (`_http.Transport`), selected by name with
   given (`HttpxTransport`); httpx is imported only for it.
 
 Every stack gives the same guarantees: it follows no redirect itself (the engine
-follows same-origin ones), reads HTTP(S)_PROXY/NO_PROXY once per origin, verifies
-TLS, applies the connect/read/total timeouts of `Timeout`, decodes the body while
+follows same-origin ones), takes the network settings of `_network` (`proxy=`, or
+HTTP(S)_PROXY/NO_PROXY read once per origin unless `trust_env=False`; `verify=`; a
+caller's aiohttp `session=`, used as given by `SessionTransport`), verifies TLS,
+applies the connect/read/total timeouts of `Timeout`, decodes the body while
 counting it and stops at `max_response_bytes` (`ResponseTooLargeError`), maps every
 failure into `APIConnectionError`/`APITimeoutError` with `request_sent` right, and
 works under whichever event loop is running. The access key becomes the `AccessKey`
 header only at the edge (`_http.headers_with_key`), and the SDK errors raised here
 chain to no library exception: their `__cause__` is a `TransportFailure` holding only
-the library's message, so no request object (whose headers hold the key) and no
-library frame is reachable from them.
+the library's message (without the key or proxy credentials), so no request object
+(whose headers hold the key) and no library frame is reachable from them.
 """
 
 from __future__ import annotations
 
 import asyncio
+import ssl
 import time
 import urllib.request
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 import aiohttp
@@ -47,6 +51,16 @@ from ._http import (
     headers_with_key,
     origin,
 )
+from ._network import DEFAULT as DEFAULT_NETWORK
+from ._network import (
+    NetworkSettings,
+    Proxy,
+    Verify,
+    check_session,
+    env_proxies,
+    network_settings,
+    redact,
+)
 from ._timeouts import Timeout
 
 if TYPE_CHECKING:
@@ -63,11 +77,25 @@ def make_transport(
     *,
     max_connections: int = 100,
     max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
+    proxy: str | None = None,
+    trust_env: bool | None = None,
+    verify: Verify = True,
+    session: aiohttp.ClientSession | None = None,
 ) -> Transport:
-    """The transport called `name`: "aiohttp" (the default) or "reqwest" (the `speed` extra)."""
+    """The transport called `name`: "aiohttp" (the default) or "reqwest" (the `speed` extra).
+
+    `proxy`, `trust_env` and `verify` are checked here (see `_network`); `session` is a
+    caller's aiohttp session, used as given. A bad value is a `ConfigurationError`.
+    """
+    network = network_settings(proxy=proxy, trust_env=trust_env, verify=verify)
+    if session is not None:
+        check_session(session, transport=name, proxy=proxy, trust_env=trust_env, verify=verify)
+        return SessionTransport(session, max_response_bytes=max_response_bytes)
     if name == "aiohttp":
         return AiohttpTransport(
-            max_connections=max_connections, max_response_bytes=max_response_bytes
+            max_connections=max_connections,
+            max_response_bytes=max_response_bytes,
+            network=network,
         )
     if name == "reqwest":
         try:
@@ -79,7 +107,9 @@ def make_transport(
                 f"transport='reqwest' needs the speed extra: {SPEED_HINT}"
             ) from None
         transport: Transport = ReqwestTransport(
-            max_connections=max_connections, max_response_bytes=max_response_bytes
+            max_connections=max_connections,
+            max_response_bytes=max_response_bytes,
+            network=network,
         )
         return transport
     raise ConfigurationError(
@@ -106,12 +136,22 @@ class TransportFailure(Exception):
 
 
 def connection_error(
-    request: RawRequest, what: str, exc: BaseException, *, sent: bool, timeout: bool = False
+    request: RawRequest,
+    what: str,
+    exc: BaseException,
+    *,
+    sent: bool,
+    timeout: bool = False,
+    secrets: Iterable[str] = (),
 ) -> APIConnectionError:
-    """The SDK error for a failed exchange, caused by a text-only copy of `exc`."""
+    """The SDK error for a failed exchange, caused by a text-only copy of `exc`.
+
+    The copy holds neither the key, nor `secrets` (proxy passwords), nor any URL's
+    credentials.
+    """
     kind = APITimeoutError if timeout else APIConnectionError
     error = kind(what, method=request.method, path=request.path, request_sent=sent)
-    error.__cause__ = TransportFailure(_redacted(_describe(exc), request.access_key))
+    error.__cause__ = TransportFailure(_redacted(_describe(exc), request.access_key, secrets))
     return error
 
 
@@ -125,21 +165,47 @@ def _describe(exc: BaseException) -> str:
     return f"{name}: {text}" if text else name
 
 
-def _redacted(text: str, key: AccessKey | None) -> str:
-    return text if key is None else text.replace(key.reveal(), "***")
+def _redacted(text: str, key: AccessKey | None, secrets: Iterable[str] = ()) -> str:
+    return redact(text, secrets if key is None else (key.reveal(), *secrets))
+
+
+class NoProxy:
+    """Direct connections: `trust_env=False`, or a caller's session with its own settings."""
+
+    __slots__ = ()
+    secrets: tuple[str, ...] = ()
+
+    def for_url(self, url: str) -> None:
+        return None
+
+
+class FixedProxy:
+    """`proxy=`: every request goes through it, whatever the environment says."""
+
+    __slots__ = ("_url", "proxy", "secrets")
+
+    def __init__(self, proxy: Proxy) -> None:
+        self.proxy = proxy
+        self.secrets = proxy.secrets()
+        self._url = proxy.reveal()
+
+    def for_url(self, url: str) -> str:
+        return self._url
 
 
 class ProxyTable:
     """HTTP(S)_PROXY for each origin, honouring NO_PROXY; looked up once per origin.
 
     The lookup reads the environment (and, on macOS and Windows, the system settings),
-    which is too slow to do per request.
+    which is too slow to do per request. The passwords of the proxies it found are in
+    `secrets`, to keep them out of error messages.
     """
 
-    __slots__ = ("_found",)
+    __slots__ = ("_found", "secrets")
 
     def __init__(self) -> None:
         self._found: dict[str, str | None] = {}
+        self.secrets: set[str] = set()
 
     def for_url(self, url: str) -> str | None:
         """The proxy for an absolute URL with a path, or None."""
@@ -149,14 +215,35 @@ class ProxyTable:
             found = self._found[key] = self.lookup(key)
         return found
 
-    @staticmethod
-    def lookup(origin_url: str) -> str | None:
-        """The proxy for `scheme://host[:port]` from the environment, or None."""
+    def lookup(self, origin_url: str) -> str | None:
+        """The proxy for `scheme://host[:port]` from the environment, or None.
+
+        A value without a scheme (`proxy:3128`) is read as http://, as curl does.
+        """
         scheme, host, _ = origin(origin_url)
         proxies = urllib.request.getproxies()
-        if not proxies or urllib.request.proxy_bypass(host):
+        found = proxies.get(scheme) if proxies else None
+        if not found or urllib.request.proxy_bypass(host):
             return None
-        return proxies.get(scheme)
+        proxy = Proxy.parse(
+            found, what=f"{scheme.upper()}_PROXY from the environment", lenient=True
+        )
+        self.secrets.update(proxy.secrets())
+        return proxy.reveal()
+
+
+def proxies_for(network: NetworkSettings) -> NoProxy | FixedProxy | ProxyTable:
+    """Where a transport with these settings finds each request's proxy.
+
+    Proxies from the environment are checked now, so a malformed HTTPS_PROXY is a
+    `ConfigurationError` when the client is created.
+    """
+    if network.proxy is not None:
+        return FixedProxy(network.proxy)
+    if not network.proxies_from_env:
+        return NoProxy()
+    env_proxies()
+    return ProxyTable()
 
 
 def finish_without_loop(step: Any) -> bool:
@@ -188,6 +275,7 @@ class AiohttpTransport:
         *,
         max_connections: int = 100,
         max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
+        network: NetworkSettings = DEFAULT_NETWORK,
     ) -> None:
         check_limits(max_connections, max_response_bytes)
         self.max_connections = max_connections
@@ -196,7 +284,10 @@ class AiohttpTransport:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._closer: AsyncGenerator[None, None] | None = None
         self._timeouts: dict[Timeout, aiohttp.ClientTimeout] = {}
-        self._proxies = ProxyTable()
+        self._proxies: NoProxy | FixedProxy | ProxyTable = proxies_for(network)
+        # True is aiohttp's verifying context, built once at import: building another
+        # costs 20-30 ms on the first call. A CA bundle's context is built here, once.
+        self._ssl: ssl.SSLContext | bool = network.trust.for_aiohttp()
 
     def reserve_connections(self, count: int) -> None:
         """Raise the pool size to `count` if the pool is not open yet."""
@@ -210,16 +301,14 @@ class AiohttpTransport:
         connector = aiohttp.TCPConnector(
             limit=self.max_connections,
             limit_per_host=0,
-            # ssl=True (the default) uses aiohttp's verifying context, built once at
-            # import: building another costs 20-30 ms on the first call.
-            ssl=True,
+            ssl=self._ssl,
         )
         session = aiohttp.ClientSession(
             connector=connector,
             cookie_jar=aiohttp.DummyCookieJar(),
             # The engine always sends its own User-Agent, so aiohttp adds none: no
             # skip_auto_headers, which would copy the headers on every request.
-            trust_env=False,  # the SDK reads proxies once per origin (ProxyTable)
+            trust_env=False,  # the SDK reads proxies once per origin (ProxyTable), no netrc
         )
         closer = _close_when_loop_ends(session)
         # Run it to its `yield` now: its first step makes it known to the running loop,
@@ -258,22 +347,38 @@ class AiohttpTransport:
         if session is None or self._loop is not loop or session.closed:
             session = self._open()
         error: APIConnectionError | ResponseTooLargeError
+        secrets = self._proxies.secrets
         try:
             raw, complete = await self._exchange(session, request, timeout)
         except aiohttp.ConnectionTimeoutError as exc:
-            error = connection_error(request, "timed out connecting", exc, sent=False, timeout=True)
+            error = connection_error(
+                request, "timed out connecting", exc, sent=False, timeout=True, secrets=secrets
+            )
         except (aiohttp.ServerTimeoutError, TimeoutError) as exc:
             error = connection_error(
-                request, "timed out waiting for the reply", exc, sent=True, timeout=True
+                request,
+                "timed out waiting for the reply",
+                exc,
+                sent=True,
+                timeout=True,
+                secrets=secrets,
+            )
+        except aiohttp.ClientConnectorCertificateError as exc:
+            what = f"TLS certificate verification failed: {_certificate_problem(exc)}"
+            error = connection_error(request, what, exc, sent=False, secrets=secrets)
+        except aiohttp.ClientHttpProxyError as exc:  # the proxy answered CONNECT with an error
+            what = f"the proxy refused the tunnel: {exc.status} {exc.message}"
+            error = connection_error(request, what, exc, sent=False, secrets=secrets)
+        except aiohttp.ClientProxyConnectionError as exc:
+            error = connection_error(
+                request, "could not connect to the proxy", exc, sent=False, secrets=secrets
             )
         except aiohttp.ClientConnectorError as exc:
-            error = connection_error(
-                request, f"could not connect ({type(exc).__name__})", exc, sent=False
-            )
+            what = f"could not connect ({type(exc).__name__})"
+            error = connection_error(request, what, exc, sent=False, secrets=secrets)
         except (aiohttp.ClientError, OSError) as exc:
-            error = connection_error(
-                request, f"connection failed ({type(exc).__name__})", exc, sent=True
-            )
+            what = f"connection failed ({type(exc).__name__})"
+            error = connection_error(request, what, exc, sent=True, secrets=secrets)
         else:
             if complete:
                 return raw
@@ -297,6 +402,7 @@ class AiohttpTransport:
             allow_redirects=False,
             timeout=self._client_timeout(timeout),
             proxy=self._proxies.for_url(request.url),
+            raise_for_status=False,  # a caller's session may say otherwise
         ) as reply:
             content = await _read_aiohttp(reply, self.max_response_bytes)
             raw = RawResponse(
@@ -323,6 +429,53 @@ class AiohttpTransport:
             await closer.aclose()
         else:
             self._let_go()
+
+
+class SessionTransport(AiohttpTransport):
+    """A caller's `aiohttp.ClientSession`, used as given; closing it stays the caller's job.
+
+    Its own connector (pool, TLS), proxy and `trust_env` settings apply; it belongs to
+    the event loop that created it, so the client must be used in that loop.
+    """
+
+    def __init__(
+        self,
+        session: aiohttp.ClientSession,
+        *,
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
+    ) -> None:
+        super().__init__(max_response_bytes=max_response_bytes, network=_CALLERS)
+        self.session = session
+
+    def _open(self) -> aiohttp.ClientSession:
+        session, loop = self.session, asyncio.get_running_loop()
+        if session.closed:
+            raise ConfigurationError("the session= given to the client is closed")
+        if getattr(session, "_loop", loop) is not loop:
+            raise ConfigurationError(
+                "the session= given to the client belongs to another event loop: "
+                "use the client in the loop that created the session"
+            )
+        self._session, self._loop = session, loop
+        return session
+
+    def reserve_connections(self, count: int) -> None:
+        """The caller's session keeps its own pool limits."""
+
+    async def aclose(self) -> None:
+        """The caller owns the session: it stays open."""
+        self._session = self._loop = None
+
+
+# A caller's session: no proxy from the SDK (the session's own settings apply).
+_CALLERS = NetworkSettings(trust_env=False)
+
+
+def _certificate_problem(exc: aiohttp.ClientConnectorCertificateError) -> str:
+    """What OpenSSL said about the certificate, e.g. 'unable to get local issuer certificate'."""
+    problem = exc.certificate_error
+    text = getattr(problem, "verify_message", None) or getattr(problem, "reason", None)
+    return str(text or problem)
 
 
 async def _close_when_loop_ends(session: aiohttp.ClientSession) -> AsyncGenerator[None, None]:
