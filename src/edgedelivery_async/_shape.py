@@ -9,7 +9,6 @@ Checkers are compiled once per schema, so the bulk path pays one dict walk per r
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Any
 
@@ -18,16 +17,18 @@ from ._schema import deref
 # A checker appends (member path, what was expected) for each mismatch.
 Checker = Callable[[Any, str, list[tuple[str, str]]], None]
 
-_JSON_TYPES: dict[str, tuple[type, ...]] = {
-    "string": (str,),
-    "integer": (int,),
-    "number": (int, float),
-    "boolean": (bool,),
-    "array": (list,),
-    "object": (dict,),
+# Exact types: `type(True) is bool`, so a boolean is never taken for an integer.
+_JSON_TYPES: dict[str, frozenset[type]] = {
+    "string": frozenset({str}),
+    "integer": frozenset({int}),
+    "number": frozenset({int, float}),
+    "boolean": frozenset({bool}),
+    "array": frozenset({list}),
+    "object": frozenset({dict}),
 }
 _cache: dict[int, Checker] = {}
 _MAX_DEPTH = 32
+_INFINITY = float("inf")
 
 
 def problems(schema: dict[str, Any] | None, value: Any) -> list[tuple[str, str]]:
@@ -38,12 +39,12 @@ def problems(schema: dict[str, Any] | None, value: Any) -> list[tuple[str, str]]
     return found
 
 
-def checker(schema: dict[str, Any], depth: int = 0) -> Checker:
+def checker(schema: dict[str, Any]) -> Checker:
     """The compiled checker of one schema (cached by identity; the document is static)."""
     key = id(schema)
     cached = _cache.get(key)
     if cached is None:
-        cached = _compile(schema, depth)
+        cached = _compile(schema, 0)
         _cache[key] = cached
     return cached
 
@@ -52,70 +53,66 @@ def _ignore(value: Any, where: str, out: list[tuple[str, str]]) -> None:
     return None
 
 
-def _compile(schema: dict[str, Any], depth: int) -> Checker:
-    node = deref(schema)
-    if depth > _MAX_DEPTH:
-        return _ignore
+def _kind(node: dict[str, Any]) -> str | None:
     kind = node.get("type")
-    if kind == "object" or "properties" in node:
-        return _object(node, depth)
-    if kind == "array":
-        return _array(node, depth)
-    if kind in _JSON_TYPES:
-        return _scalar(kind)
-    return _ignore
+    if kind is None and "properties" in node:
+        return "object"
+    return kind if isinstance(kind, str) and kind in _JSON_TYPES else None
 
 
-def _scalar(kind: str) -> Checker:
+def _compile(schema: dict[str, Any], depth: int) -> Checker:
+    """A checker for a value of `schema`: its own type, then what is inside it."""
+    node = deref(schema)
+    kind = _kind(node) if depth <= _MAX_DEPTH else None
+    if kind is None:
+        return _ignore
     allowed = _JSON_TYPES[kind]
-    reject_bool = kind in ("integer", "number")
+    inner = _inner(node, kind, depth)
 
     def check(value: Any, where: str, out: list[tuple[str, str]]) -> None:
         if value is None:
             return
-        if not isinstance(value, allowed) or (reject_bool and isinstance(value, bool)):
+        kind_of = type(value)
+        if kind_of not in allowed:
             out.append((where, f"a JSON {kind}, not {_json_name(value)}"))
-        elif isinstance(value, float) and not math.isfinite(value):
+        elif kind_of is float and (value != value or value in (_INFINITY, -_INFINITY)):
             out.append((where, f"a finite number, not {value}"))
+        elif inner is not None:
+            inner(value, where, out)
 
     return check
 
 
-def _array(node: dict[str, Any], depth: int) -> Checker:
-    items = node.get("items")
-    inner = _compile(items, depth + 1) if isinstance(items, dict) and items else _ignore
+def _inner(node: dict[str, Any], kind: str, depth: int) -> Checker | None:
+    """The check of an array's items or an object's declared members, if any."""
+    if kind == "array":
+        items = node.get("items")
+        item = _compile(items, depth + 1) if isinstance(items, dict) and items else _ignore
+        if item is _ignore:
+            return None
 
-    def check(value: Any, where: str, out: list[tuple[str, str]]) -> None:
-        if value is None:
-            return
-        if not isinstance(value, list):
-            out.append((where, f"a JSON array, not {_json_name(value)}"))
-            return
-        if inner is not _ignore:
-            for index, item in enumerate(value):
-                inner(item, f"{where}[{index}]", out)
+        def check_items(value: Any, where: str, out: list[tuple[str, str]]) -> None:
+            for index, entry in enumerate(value):
+                item(entry, f"{where}[{index}]", out)
 
-    return check
+        return check_items
+    if kind == "object":
+        properties: dict[str, Any] = node.get("properties") or {}
+        if not properties:
+            return None
+        members: dict[str, Checker] = {}
 
+        def check_members(value: Any, where: str, out: list[tuple[str, str]]) -> None:
+            if not members:  # compiled on first use, so recursive schemas terminate
+                for name, schema in properties.items():
+                    members[name] = _compile(schema, depth + 1)
+            for name, entry in value.items():
+                member = members.get(name)
+                if member is not None and member is not _ignore:
+                    member(entry, f"{where}.{name}" if where else name, out)
 
-def _object(node: dict[str, Any], depth: int) -> Checker:
-    members: dict[str, Checker] = {}
-
-    def check(value: Any, where: str, out: list[tuple[str, str]]) -> None:
-        if value is None:
-            return
-        if not isinstance(value, dict):
-            out.append((where, f"a JSON object, not {_json_name(value)}"))
-            return
-        if not members and properties:
-            for name, schema in properties.items():  # compiled on first use (recursive schemas)
-                members[name] = _compile(schema, depth + 1)
-        for name, member in members.items():
-            if name in value:
-                member(value[name], f"{where}.{name}" if where else name, out)
-
-    properties: dict[str, Any] = node.get("properties") or {}
-    return check
+        return check_members
+    return None
 
 
 def _json_name(value: Any) -> str:

@@ -166,15 +166,7 @@ class AcceptedResult:
                 content_types_type_0 = []
                 _content_types_type_0 = data
                 for content_types_type_0_item_data in _content_types_type_0:
-
-                    def _parse_content_types_type_0_item(data: object) -> None | str:
-                        if data is None:
-                            return data
-                        return cast(None | str, data)
-
-                    content_types_type_0_item = _parse_content_types_type_0_item(
-                        content_types_type_0_item_data
-                    )
+                    content_types_type_0_item = content_types_type_0_item_data
 
                     content_types_type_0.append(content_types_type_0_item)
 
@@ -185,23 +177,9 @@ class AcceptedResult:
 
         content_types = _parse_content_types(d.pop("contentTypes", UNSET))
 
-        def _parse_declared_type(data: object) -> None | str | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(None | str | Unset, data)
+        declared_type = d.pop("declaredType", UNSET)
 
-        declared_type = _parse_declared_type(d.pop("declaredType", UNSET))
-
-        def _parse_status_code(data: object) -> int | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(int | None | Unset, data)
-
-        status_code = _parse_status_code(d.pop("statusCode", UNSET))
+        status_code = d.pop("statusCode", UNSET)
 
         accepted_result = cls(
             value=value,

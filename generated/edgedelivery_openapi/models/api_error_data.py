@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Self, TypeVar, cast
+from typing import Any, Self, TypeVar
 
 from attrs import define as _attrs_define
 
@@ -60,33 +60,11 @@ class ApiErrorData:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
+        error_key = d.pop("ErrorKey", UNSET)
 
-        def _parse_error_key(data: object) -> None | str | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(None | str | Unset, data)
+        field = d.pop("Field", UNSET)
 
-        error_key = _parse_error_key(d.pop("ErrorKey", UNSET))
-
-        def _parse_field(data: object) -> None | str | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(None | str | Unset, data)
-
-        field = _parse_field(d.pop("Field", UNSET))
-
-        def _parse_message(data: object) -> None | str | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(None | str | Unset, data)
-
-        message = _parse_message(d.pop("Message", UNSET))
+        message = d.pop("Message", UNSET)
 
         api_error_data = cls(
             error_key=error_key,

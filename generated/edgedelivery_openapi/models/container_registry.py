@@ -158,87 +158,23 @@ class ContainerRegistry:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
+        id = d.pop("id", UNSET)
 
-        def _parse_id(data: object) -> int | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(int | None | Unset, data)
+        account_id = d.pop("accountId", UNSET)
 
-        id = _parse_id(d.pop("id", UNSET))
+        user_id = d.pop("userId", UNSET)
 
-        def _parse_account_id(data: object) -> None | str | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(None | str | Unset, data)
+        namespace_id = d.pop("namespaceId", UNSET)
 
-        account_id = _parse_account_id(d.pop("accountId", UNSET))
+        display_name = d.pop("displayName", UNSET)
 
-        def _parse_user_id(data: object) -> None | str | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(None | str | Unset, data)
+        host_name = d.pop("hostName", UNSET)
 
-        user_id = _parse_user_id(d.pop("userId", UNSET))
+        user_name = d.pop("userName", UNSET)
 
-        def _parse_namespace_id(data: object) -> None | str | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(None | str | Unset, data)
+        first_password_symbols = d.pop("firstPasswordSymbols", UNSET)
 
-        namespace_id = _parse_namespace_id(d.pop("namespaceId", UNSET))
-
-        def _parse_display_name(data: object) -> None | str | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(None | str | Unset, data)
-
-        display_name = _parse_display_name(d.pop("displayName", UNSET))
-
-        def _parse_host_name(data: object) -> None | str | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(None | str | Unset, data)
-
-        host_name = _parse_host_name(d.pop("hostName", UNSET))
-
-        def _parse_user_name(data: object) -> None | str | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(None | str | Unset, data)
-
-        user_name = _parse_user_name(d.pop("userName", UNSET))
-
-        def _parse_first_password_symbols(data: object) -> None | str | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(None | str | Unset, data)
-
-        first_password_symbols = _parse_first_password_symbols(d.pop("firstPasswordSymbols", UNSET))
-
-        def _parse_last_password_symbols(data: object) -> None | str | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(None | str | Unset, data)
-
-        last_password_symbols = _parse_last_password_symbols(d.pop("lastPasswordSymbols", UNSET))
+        last_password_symbols = d.pop("lastPasswordSymbols", UNSET)
 
         def _parse_created_at(data: object) -> datetime.datetime | None | Unset:
             if data is None:
@@ -257,14 +193,7 @@ class ContainerRegistry:
 
         created_at = _parse_created_at(d.pop("createdAt", UNSET))
 
-        def _parse_is_public(data: object) -> bool | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(bool | None | Unset, data)
-
-        is_public = _parse_is_public(d.pop("isPublic", UNSET))
+        is_public = d.pop("isPublic", UNSET)
 
         def _parse_last_updated_at(data: object) -> datetime.datetime | None | Unset:
             if data is None:

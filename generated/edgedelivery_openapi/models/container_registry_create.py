@@ -76,13 +76,7 @@ class ContainerRegistryCreate:
         from ..models.password_credentials import PasswordCredentials
 
         d = dict(src_dict)
-
-        def _parse_display_name(data: object) -> None | str:
-            if data is None:
-                return data
-            return cast(None | str, data)
-
-        display_name = _parse_display_name(d.pop("displayName"))
+        display_name = d.pop("displayName")
 
         def _parse_type_(data: object) -> ContainerRegistryType | None | Unset:
             if data is None:

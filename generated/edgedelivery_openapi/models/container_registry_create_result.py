@@ -68,24 +68,9 @@ class ContainerRegistryCreateResult:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
+        id = d.pop("id", UNSET)
 
-        def _parse_id(data: object) -> int | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(int | None | Unset, data)
-
-        id = _parse_id(d.pop("id", UNSET))
-
-        def _parse_error(data: object) -> None | str | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(None | str | Unset, data)
-
-        error = _parse_error(d.pop("error", UNSET))
+        error = d.pop("error", UNSET)
 
         def _parse_status(data: object) -> ContainerRegistrySaveStatus | None | Unset:
             if data is None:

@@ -228,87 +228,23 @@ class ContainerTemplate:
         from ..models.volume_mount import VolumeMount
 
         d = dict(src_dict)
+        id = d.pop("id", UNSET)
 
-        def _parse_id(data: object) -> None | str | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(None | str | Unset, data)
+        package_id = d.pop("packageId", UNSET)
 
-        id = _parse_id(d.pop("id", UNSET))
+        name = d.pop("name", UNSET)
 
-        def _parse_package_id(data: object) -> None | str | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(None | str | Unset, data)
+        image = d.pop("image", UNSET)
 
-        package_id = _parse_package_id(d.pop("packageId", UNSET))
+        image_name = d.pop("imageName", UNSET)
 
-        def _parse_name(data: object) -> None | str | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(None | str | Unset, data)
+        image_namespace = d.pop("imageNamespace", UNSET)
 
-        name = _parse_name(d.pop("name", UNSET))
+        image_tag = d.pop("imageTag", UNSET)
 
-        def _parse_image(data: object) -> None | str | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(None | str | Unset, data)
+        image_registry_id = d.pop("imageRegistryId", UNSET)
 
-        image = _parse_image(d.pop("image", UNSET))
-
-        def _parse_image_name(data: object) -> None | str | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(None | str | Unset, data)
-
-        image_name = _parse_image_name(d.pop("imageName", UNSET))
-
-        def _parse_image_namespace(data: object) -> None | str | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(None | str | Unset, data)
-
-        image_namespace = _parse_image_namespace(d.pop("imageNamespace", UNSET))
-
-        def _parse_image_tag(data: object) -> None | str | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(None | str | Unset, data)
-
-        image_tag = _parse_image_tag(d.pop("imageTag", UNSET))
-
-        def _parse_image_registry_id(data: object) -> None | str | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(None | str | Unset, data)
-
-        image_registry_id = _parse_image_registry_id(d.pop("imageRegistryId", UNSET))
-
-        def _parse_image_digest(data: object) -> None | str | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(None | str | Unset, data)
-
-        image_digest = _parse_image_digest(d.pop("imageDigest", UNSET))
+        image_digest = d.pop("imageDigest", UNSET)
 
         def _parse_entry_point(data: object) -> EntryPoint | None | Unset:
             if data is None:

@@ -241,141 +241,35 @@ class DnsRecord:
         )
 
         d = dict(src_dict)
+        ttl = d.pop("Ttl", UNSET)
 
-        def _parse_ttl(data: object) -> int | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(int | None | Unset, data)
+        value = d.pop("Value", UNSET)
 
-        ttl = _parse_ttl(d.pop("Ttl", UNSET))
+        name = d.pop("Name", UNSET)
 
-        def _parse_value(data: object) -> None | str | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(None | str | Unset, data)
+        weight = d.pop("Weight", UNSET)
 
-        value = _parse_value(d.pop("Value", UNSET))
+        priority = d.pop("Priority", UNSET)
 
-        def _parse_name(data: object) -> None | str | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(None | str | Unset, data)
+        flags = d.pop("Flags", UNSET)
 
-        name = _parse_name(d.pop("Name", UNSET))
+        tag = d.pop("Tag", UNSET)
 
-        def _parse_weight(data: object) -> int | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(int | None | Unset, data)
+        port = d.pop("Port", UNSET)
 
-        weight = _parse_weight(d.pop("Weight", UNSET))
+        pull_zone_id = d.pop("PullZoneId", UNSET)
 
-        def _parse_priority(data: object) -> int | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(int | None | Unset, data)
+        script_id = d.pop("ScriptId", UNSET)
 
-        priority = _parse_priority(d.pop("Priority", UNSET))
+        accelerated = d.pop("Accelerated", UNSET)
 
-        def _parse_flags(data: object) -> int | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(int | None | Unset, data)
+        geolocation_latitude = d.pop("GeolocationLatitude", UNSET)
 
-        flags = _parse_flags(d.pop("Flags", UNSET))
+        geolocation_longitude = d.pop("GeolocationLongitude", UNSET)
 
-        def _parse_tag(data: object) -> None | str | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(None | str | Unset, data)
+        latency_zone = d.pop("LatencyZone", UNSET)
 
-        tag = _parse_tag(d.pop("Tag", UNSET))
-
-        def _parse_port(data: object) -> int | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(int | None | Unset, data)
-
-        port = _parse_port(d.pop("Port", UNSET))
-
-        def _parse_pull_zone_id(data: object) -> int | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(int | None | Unset, data)
-
-        pull_zone_id = _parse_pull_zone_id(d.pop("PullZoneId", UNSET))
-
-        def _parse_script_id(data: object) -> int | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(int | None | Unset, data)
-
-        script_id = _parse_script_id(d.pop("ScriptId", UNSET))
-
-        def _parse_accelerated(data: object) -> bool | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(bool | None | Unset, data)
-
-        accelerated = _parse_accelerated(d.pop("Accelerated", UNSET))
-
-        def _parse_geolocation_latitude(data: object) -> float | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(float | None | Unset, data)
-
-        geolocation_latitude = _parse_geolocation_latitude(d.pop("GeolocationLatitude", UNSET))
-
-        def _parse_geolocation_longitude(data: object) -> float | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(float | None | Unset, data)
-
-        geolocation_longitude = _parse_geolocation_longitude(d.pop("GeolocationLongitude", UNSET))
-
-        def _parse_latency_zone(data: object) -> None | str | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(None | str | Unset, data)
-
-        latency_zone = _parse_latency_zone(d.pop("LatencyZone", UNSET))
-
-        def _parse_disabled(data: object) -> bool | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(bool | None | Unset, data)
-
-        disabled = _parse_disabled(d.pop("Disabled", UNSET))
+        disabled = d.pop("Disabled", UNSET)
 
         def _parse_enviromental_variables(
             data: object,
@@ -423,23 +317,9 @@ class DnsRecord:
             d.pop("EnviromentalVariables", UNSET)
         )
 
-        def _parse_comment(data: object) -> None | str | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(None | str | Unset, data)
+        comment = d.pop("Comment", UNSET)
 
-        comment = _parse_comment(d.pop("Comment", UNSET))
-
-        def _parse_auto_ssl_issuance(data: object) -> bool | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(bool | None | Unset, data)
-
-        auto_ssl_issuance = _parse_auto_ssl_issuance(d.pop("AutoSslIssuance", UNSET))
+        auto_ssl_issuance = d.pop("AutoSslIssuance", UNSET)
 
         dns_record = cls(
             ttl=ttl,

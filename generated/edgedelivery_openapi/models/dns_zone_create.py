@@ -71,13 +71,7 @@ class DnsZoneCreate:
         from ..models.dns_record import DnsRecord
 
         d = dict(src_dict)
-
-        def _parse_domain(data: object) -> None | str:
-            if data is None:
-                return data
-            return cast(None | str, data)
-
-        domain = _parse_domain(d.pop("Domain"))
+        domain = d.pop("Domain")
 
         def _parse_records(data: object) -> list[DnsRecord | None] | None | Unset:
             if data is None:

@@ -170,51 +170,15 @@ class Endpoint:
         from ..models.sticky_sessions import StickySessions
 
         d = dict(src_dict)
+        id = d.pop("id", UNSET)
 
-        def _parse_id(data: object) -> None | str | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(None | str | Unset, data)
+        display_name = d.pop("displayName", UNSET)
 
-        id = _parse_id(d.pop("id", UNSET))
+        public_host = d.pop("publicHost", UNSET)
 
-        def _parse_display_name(data: object) -> None | str | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(None | str | Unset, data)
+        is_ssl_enabled = d.pop("isSslEnabled", UNSET)
 
-        display_name = _parse_display_name(d.pop("displayName", UNSET))
-
-        def _parse_public_host(data: object) -> None | str | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(None | str | Unset, data)
-
-        public_host = _parse_public_host(d.pop("publicHost", UNSET))
-
-        def _parse_is_ssl_enabled(data: object) -> bool | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(bool | None | Unset, data)
-
-        is_ssl_enabled = _parse_is_ssl_enabled(d.pop("isSslEnabled", UNSET))
-
-        def _parse_pull_zone_id(data: object) -> None | str | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(None | str | Unset, data)
-
-        pull_zone_id = _parse_pull_zone_id(d.pop("pullZoneId", UNSET))
+        pull_zone_id = d.pop("pullZoneId", UNSET)
 
         def _parse_port_mappings(data: object) -> list[None | PortMapping] | None | Unset:
             if data is None:

@@ -79,24 +79,9 @@ class EndpointCdn:
         from ..models.port_mapping import PortMapping
 
         d = dict(src_dict)
+        is_ssl_enabled = d.pop("isSslEnabled", UNSET)
 
-        def _parse_is_ssl_enabled(data: object) -> bool | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(bool | None | Unset, data)
-
-        is_ssl_enabled = _parse_is_ssl_enabled(d.pop("isSslEnabled", UNSET))
-
-        def _parse_pull_zone_id(data: object) -> int | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(int | None | Unset, data)
-
-        pull_zone_id = _parse_pull_zone_id(d.pop("pullZoneId", UNSET))
+        pull_zone_id = d.pop("pullZoneId", UNSET)
 
         def _parse_port_mappings(data: object) -> list[None | PortMapping] | None | Unset:
             if data is None:

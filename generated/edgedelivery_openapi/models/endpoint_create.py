@@ -62,15 +62,7 @@ class EndpointCreate:
         from ..models.endpoint_cdn import EndpointCdn
 
         d = dict(src_dict)
-
-        def _parse_display_name(data: object) -> None | str | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(None | str | Unset, data)
-
-        display_name = _parse_display_name(d.pop("displayName", UNSET))
+        display_name = d.pop("displayName", UNSET)
 
         def _parse_cdn(data: object) -> EndpointCdn | None | Unset:
             if data is None:

@@ -95,15 +95,7 @@ class EntryPoint:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
-
-        def _parse_command(data: object) -> None | str | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(None | str | Unset, data)
-
-        command = _parse_command(d.pop("command", UNSET))
+        command = d.pop("command", UNSET)
 
         def _parse_command_array(data: object) -> list[None | str] | None | Unset:
             if data is None:
@@ -116,15 +108,7 @@ class EntryPoint:
                 command_array_type_0 = []
                 _command_array_type_0 = data
                 for command_array_type_0_item_data in _command_array_type_0:
-
-                    def _parse_command_array_type_0_item(data: object) -> None | str:
-                        if data is None:
-                            return data
-                        return cast(None | str, data)
-
-                    command_array_type_0_item = _parse_command_array_type_0_item(
-                        command_array_type_0_item_data
-                    )
+                    command_array_type_0_item = command_array_type_0_item_data
 
                     command_array_type_0.append(command_array_type_0_item)
 
@@ -135,14 +119,7 @@ class EntryPoint:
 
         command_array = _parse_command_array(d.pop("commandArray", UNSET))
 
-        def _parse_arguments(data: object) -> None | str | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(None | str | Unset, data)
-
-        arguments = _parse_arguments(d.pop("arguments", UNSET))
+        arguments = d.pop("arguments", UNSET)
 
         def _parse_arguments_array(data: object) -> list[None | str] | None | Unset:
             if data is None:
@@ -155,15 +132,7 @@ class EntryPoint:
                 arguments_array_type_0 = []
                 _arguments_array_type_0 = data
                 for arguments_array_type_0_item_data in _arguments_array_type_0:
-
-                    def _parse_arguments_array_type_0_item(data: object) -> None | str:
-                        if data is None:
-                            return data
-                        return cast(None | str, data)
-
-                    arguments_array_type_0_item = _parse_arguments_array_type_0_item(
-                        arguments_array_type_0_item_data
-                    )
+                    arguments_array_type_0_item = arguments_array_type_0_item_data
 
                     arguments_array_type_0.append(arguments_array_type_0_item)
 
@@ -174,14 +143,7 @@ class EntryPoint:
 
         arguments_array = _parse_arguments_array(d.pop("argumentsArray", UNSET))
 
-        def _parse_working_directory(data: object) -> None | str | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(None | str | Unset, data)
-
-        working_directory = _parse_working_directory(d.pop("workingDirectory", UNSET))
+        working_directory = d.pop("workingDirectory", UNSET)
 
         entry_point = cls(
             command=command,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Self, TypeVar, cast
+from typing import Any, Self, TypeVar
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -51,24 +51,9 @@ class GrpcProbeRequestType0:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
+        port_number = d.pop("portNumber", UNSET)
 
-        def _parse_port_number(data: object) -> int | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(int | None | Unset, data)
-
-        port_number = _parse_port_number(d.pop("portNumber", UNSET))
-
-        def _parse_service_name(data: object) -> None | str | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(None | str | Unset, data)
-
-        service_name = _parse_service_name(d.pop("serviceName", UNSET))
+        service_name = d.pop("serviceName", UNSET)
 
         grpc_probe_request_type_0 = cls(
             port_number=port_number,

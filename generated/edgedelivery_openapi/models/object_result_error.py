@@ -123,15 +123,7 @@ class ObjectResultError:
         )
 
         d = dict(src_dict)
-
-        def _parse_location(data: object) -> None | str | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(None | str | Unset, data)
-
-        location = _parse_location(d.pop("location", UNSET))
+        location = d.pop("location", UNSET)
 
         value = d.pop("value", UNSET)
 
@@ -190,15 +182,7 @@ class ObjectResultError:
                 content_types_type_0 = []
                 _content_types_type_0 = data
                 for content_types_type_0_item_data in _content_types_type_0:
-
-                    def _parse_content_types_type_0_item(data: object) -> None | str:
-                        if data is None:
-                            return data
-                        return cast(None | str, data)
-
-                    content_types_type_0_item = _parse_content_types_type_0_item(
-                        content_types_type_0_item_data
-                    )
+                    content_types_type_0_item = content_types_type_0_item_data
 
                     content_types_type_0.append(content_types_type_0_item)
 
@@ -209,23 +193,9 @@ class ObjectResultError:
 
         content_types = _parse_content_types(d.pop("contentTypes", UNSET))
 
-        def _parse_declared_type(data: object) -> None | str | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(None | str | Unset, data)
+        declared_type = d.pop("declaredType", UNSET)
 
-        declared_type = _parse_declared_type(d.pop("declaredType", UNSET))
-
-        def _parse_status_code(data: object) -> int | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(int | None | Unset, data)
-
-        status_code = _parse_status_code(d.pop("statusCode", UNSET))
+        status_code = d.pop("statusCode", UNSET)
 
         object_result_error = cls(
             location=location,

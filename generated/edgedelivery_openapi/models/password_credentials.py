@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Self, TypeVar, cast
+from typing import Any, Self, TypeVar
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -45,20 +45,9 @@ class PasswordCredentials:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
+        user_name = d.pop("userName")
 
-        def _parse_user_name(data: object) -> None | str:
-            if data is None:
-                return data
-            return cast(None | str, data)
-
-        user_name = _parse_user_name(d.pop("userName"))
-
-        def _parse_password(data: object) -> None | str:
-            if data is None:
-                return data
-            return cast(None | str, data)
-
-        password = _parse_password(d.pop("password"))
+        password = d.pop("password")
 
         password_credentials = cls(
             user_name=user_name,

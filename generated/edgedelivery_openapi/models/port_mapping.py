@@ -64,24 +64,9 @@ class PortMapping:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
+        container_port = d.pop("containerPort", UNSET)
 
-        def _parse_container_port(data: object) -> int | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(int | None | Unset, data)
-
-        container_port = _parse_container_port(d.pop("containerPort", UNSET))
-
-        def _parse_exposed_port(data: object) -> int | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(int | None | Unset, data)
-
-        exposed_port = _parse_exposed_port(d.pop("exposedPort", UNSET))
+        exposed_port = d.pop("exposedPort", UNSET)
 
         def _parse_protocols(data: object) -> list[Any] | None | Unset:
             if data is None:

@@ -132,51 +132,15 @@ class Probe:
         from ..models.tcp_socket_probe import TcpSocketProbe
 
         d = dict(src_dict)
+        initial_delay_seconds = d.pop("initialDelaySeconds", UNSET)
 
-        def _parse_initial_delay_seconds(data: object) -> int | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(int | None | Unset, data)
+        period_seconds = d.pop("periodSeconds", UNSET)
 
-        initial_delay_seconds = _parse_initial_delay_seconds(d.pop("initialDelaySeconds", UNSET))
+        timeout_seconds = d.pop("timeoutSeconds", UNSET)
 
-        def _parse_period_seconds(data: object) -> int | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(int | None | Unset, data)
+        failure_threshold = d.pop("failureThreshold", UNSET)
 
-        period_seconds = _parse_period_seconds(d.pop("periodSeconds", UNSET))
-
-        def _parse_timeout_seconds(data: object) -> int | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(int | None | Unset, data)
-
-        timeout_seconds = _parse_timeout_seconds(d.pop("timeoutSeconds", UNSET))
-
-        def _parse_failure_threshold(data: object) -> int | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(int | None | Unset, data)
-
-        failure_threshold = _parse_failure_threshold(d.pop("failureThreshold", UNSET))
-
-        def _parse_success_threshold(data: object) -> int | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(int | None | Unset, data)
-
-        success_threshold = _parse_success_threshold(d.pop("successThreshold", UNSET))
+        success_threshold = d.pop("successThreshold", UNSET)
 
         def _parse_http_get(data: object) -> HttpGetProbe | None | Unset:
             if data is None:

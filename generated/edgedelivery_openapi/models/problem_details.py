@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Self, TypeVar, cast
+from typing import Any, Self, TypeVar
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -82,51 +82,15 @@ class ProblemDetails:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
+        type_ = d.pop("type", UNSET)
 
-        def _parse_type_(data: object) -> None | str | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(None | str | Unset, data)
+        title = d.pop("title", UNSET)
 
-        type_ = _parse_type_(d.pop("type", UNSET))
+        status = d.pop("status", UNSET)
 
-        def _parse_title(data: object) -> None | str | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(None | str | Unset, data)
+        detail = d.pop("detail", UNSET)
 
-        title = _parse_title(d.pop("title", UNSET))
-
-        def _parse_status(data: object) -> int | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(int | None | Unset, data)
-
-        status = _parse_status(d.pop("status", UNSET))
-
-        def _parse_detail(data: object) -> None | str | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(None | str | Unset, data)
-
-        detail = _parse_detail(d.pop("detail", UNSET))
-
-        def _parse_instance(data: object) -> None | str | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(None | str | Unset, data)
-
-        instance = _parse_instance(d.pop("instance", UNSET))
+        instance = d.pop("instance", UNSET)
 
         problem_details = cls(
             type_=type_,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Self, TypeVar, cast
+from typing import Any, Self, TypeVar
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -62,33 +62,11 @@ class ResultStatus:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
+        success = d.pop("success", UNSET)
 
-        def _parse_success(data: object) -> bool | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(bool | None | Unset, data)
+        message = d.pop("message", UNSET)
 
-        success = _parse_success(d.pop("success", UNSET))
-
-        def _parse_message(data: object) -> None | str | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(None | str | Unset, data)
-
-        message = _parse_message(d.pop("message", UNSET))
-
-        def _parse_error_key(data: object) -> None | str | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(None | str | Unset, data)
-
-        error_key = _parse_error_key(d.pop("errorKey", UNSET))
+        error_key = d.pop("errorKey", UNSET)
 
         result_status = cls(
             success=success,

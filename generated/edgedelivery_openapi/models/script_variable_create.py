@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Self, TypeVar, cast
+from typing import Any, Self, TypeVar
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -63,33 +63,11 @@ class ScriptVariableCreate:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
+        name = d.pop("Name", UNSET)
 
-        def _parse_name(data: object) -> None | str | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(None | str | Unset, data)
+        required = d.pop("Required", UNSET)
 
-        name = _parse_name(d.pop("Name", UNSET))
-
-        def _parse_required(data: object) -> bool | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(bool | None | Unset, data)
-
-        required = _parse_required(d.pop("Required", UNSET))
-
-        def _parse_default_value(data: object) -> None | str | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(None | str | Unset, data)
-
-        default_value = _parse_default_value(d.pop("DefaultValue", UNSET))
+        default_value = d.pop("DefaultValue", UNSET)
 
         script_variable_create = cls(
             name=name,

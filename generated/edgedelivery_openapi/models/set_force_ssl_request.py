@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Self, TypeVar, cast
+from typing import Any, Self, TypeVar
 
 from attrs import define as _attrs_define
 
@@ -43,20 +43,9 @@ class SetForceSslRequest:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
+        hostname = d.pop("Hostname")
 
-        def _parse_hostname(data: object) -> None | str:
-            if data is None:
-                return data
-            return cast(None | str, data)
-
-        hostname = _parse_hostname(d.pop("Hostname"))
-
-        def _parse_force_ssl(data: object) -> bool | None:
-            if data is None:
-                return data
-            return cast(bool | None, data)
-
-        force_ssl = _parse_force_ssl(d.pop("ForceSSL"))
+        force_ssl = d.pop("ForceSSL")
 
         set_force_ssl_request = cls(
             hostname=hostname,

@@ -266,33 +266,11 @@ class ShieldZoneConfig:
         from ..models.waf_engine_setting import WafEngineSetting
 
         d = dict(src_dict)
+        shield_zone_id = d.pop("shieldZoneId", UNSET)
 
-        def _parse_shield_zone_id(data: object) -> int | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(int | None | Unset, data)
+        pull_zone_id = d.pop("pullZoneId", UNSET)
 
-        shield_zone_id = _parse_shield_zone_id(d.pop("shieldZoneId", UNSET))
-
-        def _parse_pull_zone_id(data: object) -> int | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(int | None | Unset, data)
-
-        pull_zone_id = _parse_pull_zone_id(d.pop("pullZoneId", UNSET))
-
-        def _parse_learning_mode(data: object) -> bool | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(bool | None | Unset, data)
-
-        learning_mode = _parse_learning_mode(d.pop("learningMode", UNSET))
+        learning_mode = d.pop("learningMode", UNSET)
 
         def _parse_learning_mode_until(data: object) -> datetime.datetime | None | Unset:
             if data is None:
@@ -311,14 +289,7 @@ class ShieldZoneConfig:
 
         learning_mode_until = _parse_learning_mode_until(d.pop("learningModeUntil", UNSET))
 
-        def _parse_waf_enabled(data: object) -> bool | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(bool | None | Unset, data)
-
-        waf_enabled = _parse_waf_enabled(d.pop("wafEnabled", UNSET))
+        waf_enabled = d.pop("wafEnabled", UNSET)
 
         def _parse_waf_disabled_rules(data: object) -> list[None | str] | None | Unset:
             if data is None:
@@ -331,15 +302,7 @@ class ShieldZoneConfig:
                 waf_disabled_rules_type_0 = []
                 _waf_disabled_rules_type_0 = data
                 for waf_disabled_rules_type_0_item_data in _waf_disabled_rules_type_0:
-
-                    def _parse_waf_disabled_rules_type_0_item(data: object) -> None | str:
-                        if data is None:
-                            return data
-                        return cast(None | str, data)
-
-                    waf_disabled_rules_type_0_item = _parse_waf_disabled_rules_type_0_item(
-                        waf_disabled_rules_type_0_item_data
-                    )
+                    waf_disabled_rules_type_0_item = waf_disabled_rules_type_0_item_data
 
                     waf_disabled_rules_type_0.append(waf_disabled_rules_type_0_item)
 
@@ -361,15 +324,7 @@ class ShieldZoneConfig:
                 waf_log_only_rules_type_0 = []
                 _waf_log_only_rules_type_0 = data
                 for waf_log_only_rules_type_0_item_data in _waf_log_only_rules_type_0:
-
-                    def _parse_waf_log_only_rules_type_0_item(data: object) -> None | str:
-                        if data is None:
-                            return data
-                        return cast(None | str, data)
-
-                    waf_log_only_rules_type_0_item = _parse_waf_log_only_rules_type_0_item(
-                        waf_log_only_rules_type_0_item_data
-                    )
+                    waf_log_only_rules_type_0_item = waf_log_only_rules_type_0_item_data
 
                     waf_log_only_rules_type_0.append(waf_log_only_rules_type_0_item)
 
@@ -391,15 +346,7 @@ class ShieldZoneConfig:
                 waf_custom_rule_order_type_0 = []
                 _waf_custom_rule_order_type_0 = data
                 for waf_custom_rule_order_type_0_item_data in _waf_custom_rule_order_type_0:
-
-                    def _parse_waf_custom_rule_order_type_0_item(data: object) -> int | None:
-                        if data is None:
-                            return data
-                        return cast(int | None, data)
-
-                    waf_custom_rule_order_type_0_item = _parse_waf_custom_rule_order_type_0_item(
-                        waf_custom_rule_order_type_0_item_data
-                    )
+                    waf_custom_rule_order_type_0_item = waf_custom_rule_order_type_0_item_data
 
                     waf_custom_rule_order_type_0.append(waf_custom_rule_order_type_0_item)
 
@@ -410,27 +357,9 @@ class ShieldZoneConfig:
 
         waf_custom_rule_order = _parse_waf_custom_rule_order(d.pop("wafCustomRuleOrder", UNSET))
 
-        def _parse_waf_request_header_logging_enabled(data: object) -> bool | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(bool | None | Unset, data)
+        waf_request_header_logging_enabled = d.pop("wafRequestHeaderLoggingEnabled", UNSET)
 
-        waf_request_header_logging_enabled = _parse_waf_request_header_logging_enabled(
-            d.pop("wafRequestHeaderLoggingEnabled", UNSET)
-        )
-
-        def _parse_request_body_logging_enabled(data: object) -> bool | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(bool | None | Unset, data)
-
-        request_body_logging_enabled = _parse_request_body_logging_enabled(
-            d.pop("requestBodyLoggingEnabled", UNSET)
-        )
+        request_body_logging_enabled = d.pop("requestBodyLoggingEnabled", UNSET)
 
         def _parse_waf_request_ignored_headers(data: object) -> list[None | str] | None | Unset:
             if data is None:
@@ -445,16 +374,8 @@ class ShieldZoneConfig:
                 for (
                     waf_request_ignored_headers_type_0_item_data
                 ) in _waf_request_ignored_headers_type_0:
-
-                    def _parse_waf_request_ignored_headers_type_0_item(data: object) -> None | str:
-                        if data is None:
-                            return data
-                        return cast(None | str, data)
-
                     waf_request_ignored_headers_type_0_item = (
-                        _parse_waf_request_ignored_headers_type_0_item(
-                            waf_request_ignored_headers_type_0_item_data
-                        )
+                        waf_request_ignored_headers_type_0_item_data
                     )
 
                     waf_request_ignored_headers_type_0.append(
@@ -470,25 +391,11 @@ class ShieldZoneConfig:
             d.pop("wafRequestIgnoredHeaders", UNSET)
         )
 
-        def _parse_waf_realtime_threat_intelligence_enabled(data: object) -> bool | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(bool | None | Unset, data)
-
-        waf_realtime_threat_intelligence_enabled = _parse_waf_realtime_threat_intelligence_enabled(
-            d.pop("wafRealtimeThreatIntelligenceEnabled", UNSET)
+        waf_realtime_threat_intelligence_enabled = d.pop(
+            "wafRealtimeThreatIntelligenceEnabled", UNSET
         )
 
-        def _parse_waf_profile_id(data: object) -> int | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(int | None | Unset, data)
-
-        waf_profile_id = _parse_waf_profile_id(d.pop("wafProfileId", UNSET))
+        waf_profile_id = d.pop("wafProfileId", UNSET)
 
         def _parse_waf_engine_config(data: object) -> list[None | WafEngineSetting] | None | Unset:
             if data is None:
@@ -530,45 +437,13 @@ class ShieldZoneConfig:
 
         waf_engine_config = _parse_waf_engine_config(d.pop("wafEngineConfig", UNSET))
 
-        def _parse_rate_limit_rules_limit(data: object) -> int | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(int | None | Unset, data)
+        rate_limit_rules_limit = d.pop("rateLimitRulesLimit", UNSET)
 
-        rate_limit_rules_limit = _parse_rate_limit_rules_limit(d.pop("rateLimitRulesLimit", UNSET))
+        custom_waf_rules_limit = d.pop("customWafRulesLimit", UNSET)
 
-        def _parse_custom_waf_rules_limit(data: object) -> int | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(int | None | Unset, data)
+        d_do_s_challenge_window = d.pop("dDoSChallengeWindow", UNSET)
 
-        custom_waf_rules_limit = _parse_custom_waf_rules_limit(d.pop("customWafRulesLimit", UNSET))
-
-        def _parse_d_do_s_challenge_window(data: object) -> int | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(int | None | Unset, data)
-
-        d_do_s_challenge_window = _parse_d_do_s_challenge_window(
-            d.pop("dDoSChallengeWindow", UNSET)
-        )
-
-        def _parse_whitelabel_response_pages(data: object) -> bool | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(bool | None | Unset, data)
-
-        whitelabel_response_pages = _parse_whitelabel_response_pages(
-            d.pop("whitelabelResponsePages", UNSET)
-        )
+        whitelabel_response_pages = d.pop("whitelabelResponsePages", UNSET)
 
         shield_zone_config = cls(
             shield_zone_id=shield_zone_id,

@@ -129,14 +129,7 @@ class ShieldZoneGetByPullZoneResponseDefault:
 
         instance = d.pop("instance", UNSET)
 
-        def _parse_location(data: object) -> None | str | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(None | str | Unset, data)
-
-        location = _parse_location(d.pop("location", UNSET))
+        location = d.pop("location", UNSET)
 
         value = d.pop("value", UNSET)
 

@@ -68,15 +68,7 @@ class StickySessions:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
-
-        def _parse_enabled(data: object) -> bool | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(bool | None | Unset, data)
-
-        enabled = _parse_enabled(d.pop("enabled", UNSET))
+        enabled = d.pop("enabled", UNSET)
 
         def _parse_session_headers(data: object) -> list[None | str] | None | Unset:
             if data is None:
@@ -89,15 +81,7 @@ class StickySessions:
                 session_headers_type_0 = []
                 _session_headers_type_0 = data
                 for session_headers_type_0_item_data in _session_headers_type_0:
-
-                    def _parse_session_headers_type_0_item(data: object) -> None | str:
-                        if data is None:
-                            return data
-                        return cast(None | str, data)
-
-                    session_headers_type_0_item = _parse_session_headers_type_0_item(
-                        session_headers_type_0_item_data
-                    )
+                    session_headers_type_0_item = session_headers_type_0_item_data
 
                     session_headers_type_0.append(session_headers_type_0_item)
 
@@ -108,14 +92,7 @@ class StickySessions:
 
         session_headers = _parse_session_headers(d.pop("sessionHeaders", UNSET))
 
-        def _parse_cookie_name(data: object) -> None | str | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(None | str | Unset, data)
-
-        cookie_name = _parse_cookie_name(d.pop("cookieName", UNSET))
+        cookie_name = d.pop("cookieName", UNSET)
 
         sticky_sessions = cls(
             enabled=enabled,

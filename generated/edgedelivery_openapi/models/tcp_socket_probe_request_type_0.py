@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Self, TypeVar, cast
+from typing import Any, Self, TypeVar
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -41,15 +41,7 @@ class TcpSocketProbeRequestType0:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
-
-        def _parse_port_number(data: object) -> int | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(int | None | Unset, data)
-
-        port_number = _parse_port_number(d.pop("portNumber", UNSET))
+        port_number = d.pop("portNumber", UNSET)
 
         tcp_socket_probe_request_type_0 = cls(
             port_number=port_number,

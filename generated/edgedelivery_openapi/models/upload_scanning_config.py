@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Self, TypeVar, cast
+from typing import Any, Self, TypeVar
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -51,24 +51,9 @@ class UploadScanningConfig:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
+        shield_zone_id = d.pop("shieldZoneId", UNSET)
 
-        def _parse_shield_zone_id(data: object) -> int | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(int | None | Unset, data)
-
-        shield_zone_id = _parse_shield_zone_id(d.pop("shieldZoneId", UNSET))
-
-        def _parse_is_enabled(data: object) -> bool | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(bool | None | Unset, data)
-
-        is_enabled = _parse_is_enabled(d.pop("isEnabled", UNSET))
+        is_enabled = d.pop("isEnabled", UNSET)
 
         upload_scanning_config = cls(
             shield_zone_id=shield_zone_id,

@@ -110,42 +110,13 @@ class ValidationProblemDetails:
         from ..models.field_error import FieldError
 
         d = dict(src_dict)
+        title = d.pop("title", UNSET)
 
-        def _parse_title(data: object) -> None | str | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(None | str | Unset, data)
+        status = d.pop("status", UNSET)
 
-        title = _parse_title(d.pop("title", UNSET))
+        detail = d.pop("detail", UNSET)
 
-        def _parse_status(data: object) -> int | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(int | None | Unset, data)
-
-        status = _parse_status(d.pop("status", UNSET))
-
-        def _parse_detail(data: object) -> None | str | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(None | str | Unset, data)
-
-        detail = _parse_detail(d.pop("detail", UNSET))
-
-        def _parse_instance(data: object) -> None | str | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(None | str | Unset, data)
-
-        instance = _parse_instance(d.pop("instance", UNSET))
+        instance = d.pop("instance", UNSET)
 
         def _parse_errors(data: object) -> list[FieldError | None] | None | Unset:
             if data is None:
@@ -183,14 +154,7 @@ class ValidationProblemDetails:
 
         errors = _parse_errors(d.pop("errors", UNSET))
 
-        def _parse_id(data: object) -> None | str | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(None | str | Unset, data)
-
-        id = _parse_id(d.pop("id", UNSET))
+        id = d.pop("id", UNSET)
 
         validation_problem_details = cls(
             title=title,
