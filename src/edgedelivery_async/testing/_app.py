@@ -9,11 +9,12 @@ translate.
 
 from __future__ import annotations
 
+import copy
 import hmac
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from . import _inputs
+from . import _inputs, _shapes
 from . import _replies as r
 from ._inputs import BadRequest
 from ._replies import Reply
@@ -64,6 +65,31 @@ class FakeApp:
             detail = f"{method} is not allowed here."
             return r.json_reply(405, r.problem(405, detail, _path(raw_path)), allow)
         reply = self._operation(resolved, raw_path, headers, body)
+        if method == "HEAD":
+            return Reply(reply.status, reply.headers, b"")
+        return reply
+
+    def shaped(
+        self,
+        shape: str,
+        method: str,
+        raw_path: str,
+        match: Match,
+        headers: Mapping[str, str],
+        body: bytes,
+    ) -> Reply:
+        """Answer a routed request, then give a success reply `shape` (see `_shapes`).
+
+        A refused request (auth, validation, not found) is answered as usual. A shaped
+        reply that reports a failure or carries no result (`failure-in-body`, `accepted`)
+        leaves the state as it was: the request did not take effect.
+        """
+        saved = None if method in ("GET", "HEAD") else copy.deepcopy(self.state.__dict__)
+        reply = self.answer("GET" if method == "HEAD" else method, raw_path, match, headers, body)
+        if 200 <= reply.status < 300:
+            reply = _shapes.reshape(shape, match.route, self.document, reply)
+            if saved is not None and _shapes.reports_failure(match.route, self.document, reply):
+                self.state.__dict__.update(saved)
         if method == "HEAD":
             return Reply(reply.status, reply.headers, b"")
         return reply
@@ -161,8 +187,13 @@ class FakeApp:
         return r.json_reply(200, template)
 
     def _add_registry(self, match: Match, body: Any) -> Reply:
-        registry_id = self.state.add_registry(str(body.get("displayName", "")))
-        return r.json_reply(200, {"id": registry_id, "error": ""})
+        credentials = body.get("passwordCredentials") or {}
+        registry_id = self.state.add_registry(
+            str(body.get("displayName", "")),
+            user_name=str(credentials.get("userName") or ""),
+            password=str(credentials.get("password") or ""),
+        )
+        return r.json_reply(200, {"id": registry_id, "error": "", "status": "saved"})
 
     def _add_template(self, match: Match, body: Any) -> Reply:
         schema = self.document.deref(match.route.operation.body_schema or {})

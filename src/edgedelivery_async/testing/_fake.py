@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
+import hmac
 import threading
 from collections import deque
 from collections.abc import Mapping
@@ -13,21 +14,25 @@ from typing import Any
 
 import httpx
 
+from . import _shapes
 from ._app import FakeApp
 from ._document import Document
-from ._faults import DroppedConnection, FaultRates, Faults, InjectedStatus
+from ._faults import DroppedConnection, FaultRates, Faults, InjectedStatus, ShapedReply
 from ._httpx import FakeTransport
 from ._inputs import json_or_none
 from ._replies import Reply
-from ._routes import Match, Router, default_router
+from ._routes import Match, Route, Router, default_router
+from ._shapes import REDACTED, ReplyShape
 from ._state import State
-
-REDACTED = "<redacted>"
 
 
 @dataclass(frozen=True, slots=True)
 class RecordedRequest:
-    """One request the fake saw, for asserts. The AccessKey value is never kept."""
+    """One request the fake saw, for asserts.
+
+    Neither the AccessKey value nor any password is kept: `json` has every member named
+    `password` (any case), or declared `format: password`, replaced by `"<redacted>"`.
+    """
 
     method: str
     path: str
@@ -36,6 +41,7 @@ class RecordedRequest:
     json: Any
     status: int | None  # None: the connection was dropped
     fault: str | None = None  # "status" or "dropped" when the reply was injected
+    shape: str | None = None  # the reply shape given by `reply_next`, if any
 
 
 class FakeEdgeDelivery(httpx.AsyncBaseTransport):
@@ -45,8 +51,10 @@ class FakeEdgeDelivery(httpx.AsyncBaseTransport):
     answers from it (auth, parameter and body validation, then its example or a sample).
     Use it in-process (`httpx.AsyncClient(transport=fake)` or `fake.transport()`) or on
     loopback (`async with fake.serve() as url:`). Seed it with the `add_*` helpers, read
-    state back with the accessors, and inject faults with `set_faults`, `fail_next` and
-    `drop_next`. Injected faults may use statuses the document does not declare.
+    state back with the accessors, inject faults with `set_faults`, `fail_next` and
+    `drop_next`, and have an operation answer as the live service may (a failure in a 2xx
+    body, 202 without a result, nulls, ...) with `reply_next`. Injected faults may use
+    statuses the document does not declare.
     `document` serves another OpenAPI document (a mapping) instead of the shipped one.
     """
 
@@ -198,6 +206,11 @@ class FakeEdgeDelivery(httpx.AsyncBaseTransport):
         """A registry record as ContainerRegistry_Get returns it (no whole password)."""
         return self.state.registries[registry_id].record()
 
+    def has_registry_password(self, registry_id: int, password: str) -> bool:
+        """Whether a registry holds this password (the fake never shows it whole)."""
+        stored = self.state.registries[registry_id].password
+        return hmac.compare_digest(stored.encode(), password.encode())
+
     def shield_zone(self, pull_zone_id: int) -> dict[str, Any]:
         """The shield zone configuration bound to a pull zone."""
         return copy.deepcopy(self.state.shield_zones[self.state.shield_by_pull_zone[pull_zone_id]])
@@ -261,6 +274,31 @@ class FakeEdgeDelivery(httpx.AsyncBaseTransport):
         with self._lock:
             self.faults.queue(DroppedConnection(after_processing), operation_id, times)
 
+    def reply_next(self, operation_id: str, shape: ReplyShape, times: int = 1) -> None:
+        """Give the next `times` successful replies of `operation_id` a reply shape.
+
+        Shapes (each read from the document; one that does not apply raises ValueError):
+        `"success"` (unchanged), `"failure-in-body"` (a 2xx whose body reports failure by
+        the success schema's `x-sdk-result`), `"accepted"` (202 with the accepted-result
+        example), `"nulls"` (every member null, objects nulled inside), `"unknown-enum"`
+        (enum members given a value the document does not list), `"lowercase-timestamps"`
+        (`date-time` members with lowercase `t` and `z`). The request is handled first:
+        one the fake refuses (auth, validation, not found) is answered as usual, and a
+        failure or accepted reply leaves the state unchanged. Queued with `fail_next` and
+        `drop_next`, first in first out; `clear_faults` forgets it.
+        """
+        if times < 1:
+            raise ValueError("times must be at least 1")
+        with self._lock:
+            why = _shapes.refusal(self._route(operation_id), self.router.document, shape)
+            if why is not None:
+                raise ValueError(why)
+            self.faults.queue(ShapedReply(shape), operation_id, times)
+
+    def shapes_for(self, operation_id: str) -> tuple[ReplyShape, ...]:
+        """The reply shapes `reply_next` accepts for an operation (read from the document)."""
+        return _shapes.shapes_for(self._route(operation_id), self.router.document)
+
     def clear_faults(self) -> None:
         """No latency, no failure shares, nothing queued."""
         with self._lock:
@@ -290,6 +328,7 @@ class FakeEdgeDelivery(httpx.AsyncBaseTransport):
         if isinstance(fault, DroppedConnection) and not fault.after_processing:
             self._record(method, raw_path, operation_id, lowered, body, None, "dropped")
             return fault
+        shape = fault.shape if isinstance(fault, ShapedReply) else None
         with self._lock:
             if isinstance(fault, InjectedStatus) and isinstance(resolved, Match):
                 extra = (
@@ -299,6 +338,8 @@ class FakeEdgeDelivery(httpx.AsyncBaseTransport):
                     resolved.route, fault.status, "Injected fault.", raw_path,
                     key="fake.injected_fault", headers=extra,
                 )  # fmt: skip
+            elif shape is not None and isinstance(resolved, Match):
+                reply = self.app.shaped(shape, method, raw_path, resolved, lowered, body)
             else:
                 reply = self.app.answer(method, raw_path, resolved, lowered, body)
         if isinstance(fault, DroppedConnection):
@@ -306,7 +347,7 @@ class FakeEdgeDelivery(httpx.AsyncBaseTransport):
             return fault
         self._record(
             method, raw_path, operation_id, lowered, body, reply.status,
-            "status" if fault else None,
+            "status" if isinstance(fault, InjectedStatus) else None, shape,
         )  # fmt: skip
         return reply
 
@@ -335,10 +376,22 @@ class FakeEdgeDelivery(httpx.AsyncBaseTransport):
         body: bytes,
         status: int | None,
         fault: str | None,
+        shape: str | None = None,
     ) -> None:
         shown = {k: (REDACTED if k == "accesskey" else v) for k, v in headers.items()}
+        schema = None
+        if operation_id is not None:
+            schema = self.router.route_for(operation_id).operation.body_schema
+        payload = _shapes.redact_passwords(self.router.document, schema, json_or_none(body))
         entry = RecordedRequest(
-            method, raw_path, operation_id, shown, json_or_none(body), status, fault
+            method, raw_path, operation_id, shown, payload, status, fault, shape
         )
         with self._lock:
             self._log.append(entry)
+
+    def _route(self, operation_id: str) -> Route:
+        try:
+            return self.router.route_for(operation_id)
+        except KeyError:
+            known = ", ".join(sorted(self.router.operation_ids()))
+            raise ValueError(f"unknown operation id {operation_id!r}; known: {known}") from None

@@ -1,7 +1,8 @@
 """Fault injection: latency, a share of 429/500/503 replies, dropped connections.
 
 Two mechanisms, checked in this order for every routed request:
-- a FIFO queue of exact faults (`fail_next`, `drop_next`) for deterministic tests;
+- a FIFO queue of exact faults (`fail_next`, `drop_next`, and the reply shapes of
+  `reply_next`) for deterministic tests;
 - rates (`FaultRates`), globally or per operationId, drawn from a seeded RNG so a run
   can be reproduced.
 
@@ -52,7 +53,14 @@ class DroppedConnection:
     after_processing: bool = False
 
 
-Fault = InjectedStatus | DroppedConnection
+@dataclass(frozen=True, slots=True)
+class ShapedReply:
+    """Answer as usual, then give a success reply this shape (see `_shapes`)."""
+
+    shape: str
+
+
+Fault = InjectedStatus | DroppedConnection | ShapedReply
 
 
 @dataclass(slots=True)
