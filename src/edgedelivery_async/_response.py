@@ -105,7 +105,7 @@ def read_result(operation: Operation | None, raw: RawResponse, parser: Any) -> A
     schema = operation.result_schema
     value = body
     for condition in rule.get("failure", ()):
-        if _holds(condition, body):
+        if holds(condition, body):
             raise APIResultError(raw, body)
     if rule.get("value"):
         name = str(rule["value"])
@@ -124,7 +124,7 @@ def read_result(operation: Operation | None, raw: RawResponse, parser: Any) -> A
     return parse(parser, raw, value)
 
 
-def _holds(condition: Mapping[str, Any], body: Any) -> bool:
+def holds(condition: Mapping[str, Any], body: Any) -> bool:
     """Whether one `failure` condition of `x-sdk-result` holds for a body."""
     found: Any = body
     for name in condition.get("member", ()):

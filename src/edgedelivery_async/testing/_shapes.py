@@ -31,6 +31,8 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
+from edgedelivery_async._response import holds
+
 from . import _replies as r
 from ._document import Document
 from ._replies import Reply
@@ -160,23 +162,6 @@ def reports_failure(route: Route, document: Document, reply: Reply) -> bool:
     except ValueError:
         return False
     return any(holds(condition, body) for condition in _failure_conditions(schema))
-
-
-def holds(condition: Mapping[str, Any], body: Any) -> bool:
-    """Whether one `failure` condition of `x-sdk-result` holds (the SDK's reading)."""
-    found: Any = body
-    for name in condition.get("member", ()):
-        if not isinstance(found, Mapping) or name not in found:
-            return False
-        found = found[name]
-    if "equals" in condition:
-        expected = condition["equals"]
-        return type(found) is type(expected) and found == expected
-    if "not-in" in condition:
-        return found is not None and found not in condition["not-in"]
-    if condition.get("non-empty"):
-        return bool(found) and not (isinstance(found, str) and not found.strip())
-    return False
 
 
 def redact_passwords(document: Document, schema: Mapping[str, Any] | None, value: Any) -> Any:
