@@ -37,6 +37,7 @@ URLS = ("Homepage", "Documentation", "Source", "Issues")
 SDIST_NEEDS = (
     "LICENSE",
     "README.md",
+    ".ci/run",
     "pyproject.toml",
     "redocly.yaml",
     ".redocly.lint-ignore.yaml",
