@@ -1,23 +1,30 @@
-"""Benchmark: reading the shield configuration of many pull zones.
+"""Benchmark: reading the shield configuration of many pull zones, and start-up.
 
 Starts nginx (Debian `nginx-light` + `libnginx-mod-http-echo`; installed by
-`benchmarks/setup.sh`) on loopback in its own process, answering every
-`GET /shield/shield-zone/get-by-pullzone/{id}` with a realistic configuration after
-a fixed delay, then runs each client in a fresh subprocess and prints one table:
+`benchmarks/setup.sh`) on loopback in its own process. It answers
+`GET /shield/shield-zone/get-by-pullzone/{id}` with a realistic 700-byte
+configuration after a fixed delay, and the same under `/fast/...` at once. Every
+client runs in a fresh subprocess, its imports done before its clock starts, and the
+runs alternate between clients; each figure is the best of `--repeats` runs.
 
-  raw aiohttp | generated endpoint function over default httpx | SDK bulk iterator
+Prints one table:
 
-plus a scale run (200,000 ids streamed through the SDK iterator) whose peak RSS is
-compared with the SDK's 10,000-id run. Ratios are against raw aiohttp in the same run.
+- bulk: bare aiohttp loop (baseline), the SDK's `iter_zones_by_pull_zones` on each
+  transport (aiohttp, reqwest, reqwest on uvloop), and httpx's AsyncClient with the
+  generated model's `from_dict`: wall s, req/s, CPU us/req, peak RSS, x bare aiohttp;
+- CPU per request at zero delay, per transport;
+- start-up: `import edgedelivery_async`, the first call (client built to first read
+  done, loopback), `edgedelivery --help`;
+- peak RSS growth from 10,000 to 200,000 ids through the SDK (`--skip-scale` skips it).
 
-    python benchmarks/bulk_shield.py                 # the issue's configuration
-    python benchmarks/bulk_shield.py --ids 2000 --scale-ids 20000 --skip-httpx   # quick look
+    python benchmarks/bulk_shield.py                    # the issue's configuration
+    python benchmarks/bulk_shield.py --ids 2000 --repeats 1 --skip-scale   # quick look
+    python benchmarks/bulk_shield.py --profile          # where the SDK's CPU goes
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
 import resource
@@ -27,7 +34,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 SHIELD_BODY = json.dumps(
     {
@@ -80,11 +89,17 @@ http {{
       echo_sleep {delay};
       echo '{body}';
     }}
+    location /fast/shield/shield-zone/get-by-pullzone/ {{
+      default_type application/json;
+      echo '{body}';
+    }}
   }}
 }}
 """
 
 ECHO_MODULE = "/usr/lib/nginx/modules/ngx_http_echo_module.so"
+PATH = "/shield/shield-zone/get-by-pullzone/"
+KEY = "bench-key"  # not a secret: nginx ignores it
 
 
 def free_port() -> int:
@@ -136,165 +151,451 @@ class Nginx:
         shutil.rmtree(self.prefix, ignore_errors=True)
 
 
-# ---------------------------------------------------------------- client runs
+# ------------------------------------------------------- clients (child process)
+#
+# Each `prepare_*` imports what its client needs and returns the coroutine function
+# the child times, so no import happens on the clock.
+
+Runner = Callable[[str, int, int], Any]
 
 
-async def run_raw_aiohttp(url: str, ids: int, concurrency: int) -> int:
+def prepare_bare_aiohttp() -> Runner:
+    import asyncio
+
     import aiohttp
 
-    semaphore = asyncio.Semaphore(concurrency)
-    ok = 0
-    connector = aiohttp.TCPConnector(limit=concurrency)
-    async with aiohttp.ClientSession(connector=connector) as session:
+    async def run(url: str, ids: int, concurrency: int) -> int:
+        semaphore = asyncio.Semaphore(concurrency)
+        ok = 0
+        connector = aiohttp.TCPConnector(limit=concurrency)
+        async with aiohttp.ClientSession(connector=connector) as session:
 
-        async def one(i: int) -> None:
-            nonlocal ok
-            async with (
-                semaphore,
-                session.get(f"{url}/shield/shield-zone/get-by-pullzone/{i}") as response,
-            ):
-                await response.json()
-                ok += response.status == 200
+            async def one(i: int) -> None:
+                nonlocal ok
+                async with semaphore, session.get(f"{url}{PATH}{i}") as response:
+                    await response.json()
+                    ok += response.status == 200
 
-        await asyncio.gather(*(one(i) for i in range(1, ids + 1)))
-    return ok
+            await asyncio.gather(*(one(i) for i in range(1, ids + 1)))
+        return ok
+
+    return run
 
 
-async def run_generated_httpx(url: str, ids: int, concurrency: int) -> int:
+def prepare_httpx_model() -> Runner:
+    import asyncio
+
     import httpx
-    from edgedelivery_openapi import AuthenticatedClient
-    from edgedelivery_openapi.api.shield import shield_zone_get_by_pull_zone as get_by_pull_zone
+    from edgedelivery_openapi.models import ShieldZoneConfig
 
-    semaphore = asyncio.Semaphore(concurrency)
-    ok = 0
-    client = AuthenticatedClient(
-        base_url=url,
-        token="bench",  # not a secret
-        prefix="",
-        auth_header_name="AccessKey",
-        httpx_args={"limits": httpx.Limits(max_connections=concurrency)},
-    )
-    async with client:
+    async def run(url: str, ids: int, concurrency: int) -> int:
+        semaphore = asyncio.Semaphore(concurrency)
+        ok = 0
+        limits = httpx.Limits(max_connections=concurrency)
+        async with httpx.AsyncClient(limits=limits, headers={"AccessKey": KEY}) as client:
+
+            async def one(i: int) -> None:
+                nonlocal ok
+                async with semaphore:
+                    response = await client.get(f"{url}{PATH}{i}")
+                    ShieldZoneConfig.from_dict(response.json()["data"])
+                    ok += response.status_code == 200
+
+            await asyncio.gather(*(one(i) for i in range(1, ids + 1)))
+        return ok
+
+    return run
+
+
+def sdk_client(url: str, transport: str) -> Any:
+    """The SDK client on `transport`; None when the client cannot select it (yet)."""
+    from edgedelivery_async import EdgeDeliveryClient  # imported by `prepare_*` already
+
+    if transport == "aiohttp":
+        return EdgeDeliveryClient(access_key=KEY, base_url=url)
+    try:
+        return EdgeDeliveryClient(access_key=KEY, base_url=url, transport=transport)
+    except TypeError:  # no `transport=` argument in this version
+        return None
+
+
+def prepare_sdk(transport: str) -> Runner:
+    from edgedelivery_async import EdgeDeliveryClient  # noqa: F401 - before the clock
+
+    if transport == "reqwest":
+        import pyreqwest.client  # noqa: F401
+
+    async def run(url: str, ids: int, concurrency: int) -> int:
+        client = sdk_client(url, transport)
+        if client is None:
+            return -1
+        ok = 0
+        async with client:
+            results = client.shield.iter_zones_by_pull_zones(
+                range(1, ids + 1), concurrency=concurrency
+            )
+            async for result in results:
+                ok += result.ok
+        return ok
+
+    return run
+
+
+def prepare_transport(transport: str) -> Runner:
+    """The SDK's transport alone (no engine, no model): send, then json.loads."""
+    import asyncio
+
+    from edgedelivery_async import Timeout
+    from edgedelivery_async._http import RawRequest
+    from edgedelivery_async._transport import make_transport
+
+    if transport == "reqwest":
+        import pyreqwest.client  # noqa: F401
+
+    headers = {"User-Agent": "bench", "Accept": "application/json"}
+
+    async def run(url: str, ids: int, concurrency: int) -> int:
+        stack = make_transport(transport, max_connections=concurrency)
+        timeout = Timeout()
+        semaphore = asyncio.Semaphore(concurrency)
+        ok = 0
 
         async def one(i: int) -> None:
             nonlocal ok
+            path = f"{PATH}{i}"
             async with semaphore:
-                response = await get_by_pull_zone.asyncio_detailed(str(i), client=client)
-                ok += response.status_code == 200
+                reply = await stack.send(RawRequest("GET", url + path, path, headers), timeout)
+                json.loads(reply.content)
+                ok += reply.status == 200
 
-        await asyncio.gather(*(one(i) for i in range(1, ids + 1)))
-    return ok
+        try:
+            await asyncio.gather(*(one(i) for i in range(1, ids + 1)))
+        finally:
+            await stack.aclose()
+        return ok
 
-
-async def run_sdk(url: str, ids: int, concurrency: int) -> int:
-    from edgedelivery_async import EdgeDeliveryClient
-
-    ok = 0
-    async with EdgeDeliveryClient(base_url=url) as client:
-        async for result in client.shield.iter_zones_by_pull_zones(
-            range(1, ids + 1), concurrency=concurrency
-        ):
-            ok += result.ok
-    return ok
+    return run
 
 
-RUNNERS = {
-    "raw-aiohttp": run_raw_aiohttp,
-    "generated-httpx": run_generated_httpx,
-    "sdk-bulk": run_sdk,
+def prepare_first_call(transport: str) -> Runner:
+    """Time from building the client to the first read done (not a bulk run)."""
+    from edgedelivery_async import EdgeDeliveryClient  # noqa: F401 - before the clock
+
+    if transport == "reqwest":
+        import pyreqwest.client  # noqa: F401
+
+    async def run(url: str, ids: int, concurrency: int) -> int:
+        started = time.perf_counter()
+        client = sdk_client(url, transport)
+        if client is None:
+            return -1
+        async with client:
+            await client.shield.get_zone_by_pull_zone(1)
+            INNER["wall"] = time.perf_counter() - started
+        return 1
+
+    return run
+
+
+INNER: dict[str, float] = {}  # a runner's own timing, when it has one
+
+
+# name: (label, prepare, use uvloop)
+CLIENTS: dict[str, tuple[str, Callable[[], Runner], bool]] = {
+    "bare-aiohttp": ("bare aiohttp loop (baseline)", prepare_bare_aiohttp, False),
+    "sdk-aiohttp": ("SDK, aiohttp transport (default)", lambda: prepare_sdk("aiohttp"), False),
+    "sdk-reqwest": ("SDK, reqwest transport", lambda: prepare_sdk("reqwest"), False),
+    "sdk-reqwest-uvloop": (
+        "SDK, reqwest transport on uvloop",
+        lambda: prepare_sdk("reqwest"),
+        True,
+    ),
+    "httpx-model": ("httpx AsyncClient + model.from_dict", prepare_httpx_model, False),
+    "transport-aiohttp": ("transport alone, aiohttp", lambda: prepare_transport("aiohttp"), False),
+    "transport-reqwest": ("transport alone, reqwest", lambda: prepare_transport("reqwest"), False),
+    "transport-reqwest-uvloop": (
+        "transport alone, reqwest on uvloop",
+        lambda: prepare_transport("reqwest"),
+        True,
+    ),
+    "first-aiohttp": ("first call, aiohttp", lambda: prepare_first_call("aiohttp"), False),
+    "first-reqwest": ("first call, reqwest", lambda: prepare_first_call("reqwest"), False),
 }
+BULK = ["bare-aiohttp", "sdk-aiohttp", "sdk-reqwest", "sdk-reqwest-uvloop", "httpx-model"]
+ZERO_DELAY = [
+    "bare-aiohttp",
+    "transport-aiohttp",
+    "transport-reqwest",
+    "transport-reqwest-uvloop",
+    "sdk-aiohttp",
+    "sdk-reqwest",
+    "sdk-reqwest-uvloop",
+]
 
-LABELS = {
-    "raw-aiohttp": "raw aiohttp (baseline)",
-    "generated-httpx": "generated function, default httpx",
-    "sdk-bulk": "SDK iter_zones_by_pull_zones",
-}
 
+def child(name: str, url: str, ids: int, concurrency: int, profile: bool) -> None:
+    """Run one client and print its measurements as JSON (imports before the clock)."""
+    import asyncio
 
-def child(name: str, url: str, ids: int, concurrency: int) -> None:
-    """Run one client and print its measurements as JSON."""
-    runner = RUNNERS[name]
+    _, prepare, on_uvloop = CLIENTS[name]
+    runner = prepare()
+    factory = None
+    if on_uvloop:
+        import uvloop
+
+        factory = uvloop.new_event_loop
+    profiler = None
+    if profile:
+        import cProfile
+
+        profiler = cProfile.Profile()
+    rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     cpu0, wall0 = time.process_time(), time.perf_counter()
-    ok = asyncio.run(runner(url, ids, concurrency))
+    with asyncio.Runner(loop_factory=factory) as loop:
+        if profiler is not None:
+            profiler.enable()
+        ok = loop.run(runner(url, ids, concurrency))
+        if profiler is not None:
+            profiler.disable()
     wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
     rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(json.dumps({"ok": ok, "wall": wall, "cpu": cpu, "rss_mb": rss_mb}))
+    if profiler is not None:
+        print_profile(profiler)
+    wall = INNER.get("wall", wall)
+    print(json.dumps({"ok": ok, "wall": wall, "cpu": cpu, "rss_mb": rss_mb, "rss0_mb": rss0}))
 
 
-def measure(name: str, url: str, ids: int, concurrency: int) -> dict[str, float]:
-    out = subprocess.run(
-        [
-            sys.executable,
-            __file__,
-            "--child",
-            name,
-            "--url",
-            url,
-            "--ids",
-            str(ids),
-            "--concurrency",
-            str(concurrency),
-        ],
-        check=True,
-        capture_output=True,
-        text=True,
-    )
+def print_profile(profiler: Any) -> None:
+    """Own CPU time grouped by where the code lives, then the SDK's top functions."""
+    import pstats
+
+    stats = pstats.Stats(profiler)
+    groups: dict[str, float] = {}
+    sdk: list[tuple[float, str]] = []
+    total = 0.0
+    for (filename, line, function), row in stats.stats.items():  # type: ignore[attr-defined]
+        own = row[2]
+        total += own
+        if "edgedelivery_async" in filename or "edgedelivery_openapi" in filename:
+            group = "SDK (edgedelivery_async, generated models)"
+            sdk.append((own, f"{Path(filename).name}:{line} {function}"))
+        elif "aiohttp" in filename or "multidict" in filename or "yarl" in filename:
+            group = "aiohttp, yarl, multidict"
+        elif "pyreqwest" in filename or filename == "~":
+            group = "C builtins and pyreqwest (Rust)"
+        elif "asyncio" in filename or "uvloop" in filename:
+            group = "event loop (asyncio)"
+        else:
+            group = "other Python"
+        groups[group] = groups.get(group, 0.0) + own
+    print("\nprofile (own time, share of the profiled total):", file=sys.stderr)
+    for group, seconds in sorted(groups.items(), key=lambda kv: -kv[1]):
+        print(f"  {seconds / total:6.1%}  {group}", file=sys.stderr)
+    print("  SDK functions by own time:", file=sys.stderr)
+    for seconds, where in sorted(sdk, reverse=True)[:12]:
+        print(f"    {seconds / total:6.1%}  {where}", file=sys.stderr)
+
+
+# ---------------------------------------------------------------- parent
+
+
+def measure(
+    name: str, url: str, ids: int, concurrency: int, profile: bool = False
+) -> dict[str, float]:
+    command = [
+        sys.executable,
+        __file__,
+        "--child",
+        name,
+        "--url",
+        url,
+        "--ids",
+        str(ids),
+        "--concurrency",
+        str(concurrency),
+    ]
+    if profile:
+        command.append("--profile")
+    out = subprocess.run(command, capture_output=True, text=True)
+    if out.returncode != 0:
+        sys.exit(f"{name} failed (exit status {out.returncode}):\n{out.stderr[-3000:]}")
+    if profile:
+        print(out.stderr, end="")
     found: dict[str, float] = json.loads(out.stdout.strip().splitlines()[-1])
-    if found["ok"] != ids:
-        sys.exit(f"{name}: only {found['ok']} of {ids} reads succeeded")
+    if found["ok"] not in (-1, ids):
+        sys.exit(f"{name}: only {found['ok']} of {ids} reads succeeded\n{out.stderr[-2000:]}")
     return found
+
+
+def best_of(runs: list[dict[str, float]]) -> dict[str, float]:
+    """Each figure's best (smallest) value over the runs."""
+    if any(run["ok"] == -1 for run in runs):
+        return {"ok": -1}
+    return {key: min(run[key] for run in runs) for key in runs[0]}
+
+
+def alternate(
+    names: list[str], url: str, ids: int, concurrency: int, repeats: int
+) -> dict[str, dict[str, float]]:
+    runs: dict[str, list[dict[str, float]]] = {name: [] for name in names}
+    for _ in range(repeats):
+        for name in names:
+            runs[name].append(measure(name, url, ids, concurrency))
+    return {name: best_of(found) for name, found in runs.items()}
+
+
+def timed_command(command: list[str], repeats: int) -> float:
+    """Best wall time of a command, in seconds."""
+    best = float("inf")
+    for _ in range(repeats):
+        started = time.perf_counter()
+        subprocess.run(command, check=True, capture_output=True)
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
+def import_time(statement: str, repeats: int) -> float:
+    """Best time of an import statement in a fresh interpreter (the import alone)."""
+    code = f"import time; t = time.perf_counter(); {statement}; print(time.perf_counter() - t)"
+    best = float("inf")
+    for _ in range(repeats):
+        out = subprocess.run(
+            [sys.executable, "-c", code], check=True, capture_output=True, text=True
+        )
+        best = min(best, float(out.stdout.strip()))
+    return best
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--ids", type=int, default=10_000)
     parser.add_argument("--scale-ids", type=int, default=200_000)
+    parser.add_argument("--zero-delay-ids", type=int, default=20_000)
     parser.add_argument("--concurrency", type=int, default=100)
     parser.add_argument("--delay", type=float, default=0.02, help="server delay, seconds")
+    parser.add_argument("--repeats", type=int, default=3, help="alternating runs per client")
+    parser.add_argument("--skip-scale", action="store_true", help="skip the 200,000-id run")
     parser.add_argument("--skip-httpx", action="store_true", help="skip the slow httpx run")
+    parser.add_argument("--profile", action="store_true", help="profile the SDK at zero delay")
+    parser.add_argument("--only-zero-delay", action="store_true", help="the zero-delay table only")
     parser.add_argument("--child")
     parser.add_argument("--url")
     args = parser.parse_args()
     if args.child:
-        child(args.child, args.url, args.ids, args.concurrency)
+        child(args.child, args.url, args.ids, args.concurrency, args.profile)
         return
 
+    bulk = [n for n in BULK if not (args.skip_httpx and n == "httpx-model")]
     server = Nginx(args.delay)
+    fast = f"{server.url}/fast"
     try:
-        names = [n for n in RUNNERS if not (args.skip_httpx and n == "generated-httpx")]
-        rows = {name: measure(name, server.url, args.ids, args.concurrency) for name in names}
-        scale = measure("sdk-bulk", server.url, args.scale_ids, args.concurrency)
+        if args.profile:
+            for name in ("sdk-aiohttp", "sdk-reqwest"):
+                print(f"\n== {CLIENTS[name][0]}, {args.zero_delay_ids:,} reads at zero delay")
+                measure(name, fast, args.zero_delay_ids, args.concurrency, profile=True)
+            return
+        zero = alternate(ZERO_DELAY, fast, args.zero_delay_ids, args.concurrency, args.repeats)
+        if args.only_zero_delay:
+            print_zero_delay(args, zero)
+            return
+        rows = alternate(bulk, server.url, args.ids, args.concurrency, args.repeats)
+        first = alternate(["first-aiohttp", "first-reqwest"], fast, 1, 1, max(args.repeats, 5))
+        scale = None
+        if not args.skip_scale:
+            scale = measure("sdk-aiohttp", server.url, args.scale_ids, args.concurrency)
     finally:
         server.stop()
+    started = {
+        "import": import_time("import edgedelivery_async", max(args.repeats, 5)),
+        "import client": import_time(
+            "from edgedelivery_async import EdgeDeliveryClient", max(args.repeats, 5)
+        ),
+        "help": timed_command(
+            [str(Path(sys.executable).with_name("edgedelivery")), "--help"], max(args.repeats, 5)
+        ),
+    }
+    report(args, rows, zero, first, started, scale)
 
+
+def print_zero_delay(args: argparse.Namespace, zero: dict[str, dict[str, float]]) -> None:
+    print(
+        f"\nCPU per request at zero delay ({args.zero_delay_ids:,} reads, {args.concurrency} "
+        "in flight; x is CPU per request over the bare aiohttp loop's):\n"
+    )
+    print(f"| {'client':<38} | {'CPU us/req':>10} | {'x bare aiohttp':>14} |")
+    print(f"|{'-' * 40}|{'-' * 12}|{'-' * 16}|")
+    zero_base = zero["bare-aiohttp"]["cpu"]
+    for name, row in zero.items():
+        if row.get("ok") == -1:
+            print(f"| {CLIENTS[name][0]:<38} | {'n/a':>10} | {'n/a':>14} |")
+            continue
+        per = row["cpu"] / args.zero_delay_ids * 1e6
+        print(f"| {CLIENTS[name][0]:<38} | {per:10.0f} | {row['cpu'] / zero_base:14.2f} |")
+
+
+def report(
+    args: argparse.Namespace,
+    rows: dict[str, dict[str, float]],
+    zero: dict[str, dict[str, float]],
+    first: dict[str, dict[str, float]],
+    started: dict[str, float],
+    scale: dict[str, float] | None,
+) -> None:
     ideal = args.ids / args.concurrency * args.delay
     print(
         f"\n{args.ids:,} reads, {args.concurrency} in flight, {args.delay * 1000:.0f} ms server "
-        f"delay (ideal wall time {ideal:.2f} s); python {sys.version.split()[0]}, "
-        f"{os.cpu_count()} cores\n"
+        f"delay (ideal wall time {ideal:.2f} s); best of {args.repeats} alternating runs; "
+        f"python {sys.version.split()[0]}, {os.cpu_count()} cores\n"
     )
     header = (
-        f"| {'client':<36} | {'wall s':>7} | {'req/s':>7} | {'CPU us/req':>10} | "
-        f"{'peak RSS MB':>11} | {'x raw aiohttp':>13} |"
+        f"| {'client':<38} | {'wall s':>7} | {'req/s':>7} | {'CPU us/req':>10} | "
+        f"{'peak RSS MB':>11} | {'x bare aiohttp':>14} |"
     )
     print(header)
-    print("|" + "|".join("-" * (len(c)) for c in header.split("|")[1:-1]) + "|")
-    base = rows["raw-aiohttp"]["wall"]
-    for name, row in rows.items():
+    print("|" + "|".join("-" * len(c) for c in header.split("|")[1:-1]) + "|")
+    base = rows["bare-aiohttp"]
+
+    def line(label: str, row: dict[str, float], ids: int, baseline: dict[str, float]) -> None:
+        if row.get("ok") == -1:
+            na = " | ".join(f"{'n/a':>{width}}" for width in (7, 7, 10, 11, 14))
+            print(f"| {label:<38} | {na} |")
+            return
         print(
-            f"| {LABELS[name]:<36} | {row['wall']:7.2f} | {args.ids / row['wall']:7.0f} | "
-            f"{row['cpu'] / args.ids * 1e6:10.0f} | {row['rss_mb']:11.1f} | "
-            f"{row['wall'] / base:13.2f} |"
+            f"| {label:<38} | {row['wall']:7.2f} | {ids / row['wall']:7.0f} | "
+            f"{row['cpu'] / ids * 1e6:10.0f} | {row['rss_mb']:11.1f} | "
+            f"{row['wall'] / baseline['wall']:14.2f} |"
         )
-    sdk = rows["sdk-bulk"]
-    print(
-        f"\nScale: {args.scale_ids:,} ids streamed through the SDK iterator in "
-        f"{scale['wall']:.1f} s; peak RSS {scale['rss_mb']:.1f} MB vs {sdk['rss_mb']:.1f} MB "
-        f"at {args.ids:,} ids (+{scale['rss_mb'] - sdk['rss_mb']:.1f} MB)."
-    )
-    if "generated-httpx" in rows:
-        speedup = rows["generated-httpx"]["wall"] / sdk["wall"]
-        print(f"SDK bulk vs generated function over default httpx: {speedup:.1f}x faster.")
+
+    for name, row in rows.items():
+        line(CLIENTS[name][0], row, args.ids, base)
+
+    print_zero_delay(args, zero)
+
+    print("\nStart-up (best of several fresh processes):\n")
+    print(f"| {'figure':<53} | {'ms':>7} |")
+    print(f"|{'-' * 55}|{'-' * 9}|")
+    print(f"| {'import edgedelivery_async':<53} | {started['import'] * 1000:7.0f} |")
+    label = "from edgedelivery_async import EdgeDeliveryClient"
+    print(f"| {label:<53} | {started['import client'] * 1000:7.0f} |")
+    for name, label in (
+        ("first-aiohttp", "first call, aiohttp (client built to first read done)"),
+        ("first-reqwest", "first call, reqwest (client built to first read done)"),
+    ):
+        row = first[name]
+        value = "n/a" if row.get("ok") == -1 else f"{row['wall'] * 1000:7.1f}"
+        print(f"| {label:<53} | {value:>7} |")
+    print(f"| {'edgedelivery --help (whole process)':<53} | {started['help'] * 1000:7.0f} |")
+
+    if scale is not None:
+        sdk = rows["sdk-aiohttp"]
+        print(
+            f"\nScale: {args.scale_ids:,} ids through the SDK (aiohttp) in {scale['wall']:.1f} s; "
+            f"peak RSS {scale['rss_mb']:.1f} MB vs {sdk['rss_mb']:.1f} MB at {args.ids:,} ids "
+            f"({scale['rss_mb'] - sdk['rss_mb']:+.1f} MB)."
+        )
+    if "httpx-model" in rows and rows["httpx-model"].get("ok") != -1:
+        speedup = rows["httpx-model"]["wall"] / rows["sdk-aiohttp"]["wall"]
+        print(f"SDK (aiohttp) vs httpx AsyncClient + from_dict: {speedup:.1f}x faster.")
 
 
 if __name__ == "__main__":

@@ -25,6 +25,11 @@ a `ConnectTimeoutError`, so the class does not say whether the request went out.
 is taken as not sent only when the library's causes name the connect step
 ("client error (Connect)"); anything else counts as sent, so a POST that may have
 reached the server is never retried.
+
+Known issue (pyreqwest 0.15.1): a process that had connection attempts time out
+(a black-holed or overloaded host) and exits within a fraction of a second may
+abort in the interpreter's finalization ("Fatal Python error: PyGILState_Release",
+exit status 134); the aiohttp transport has no such issue.
 """
 
 from __future__ import annotations

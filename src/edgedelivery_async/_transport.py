@@ -158,11 +158,21 @@ def connection_error(
 def _describe(exc: BaseException) -> str:
     kind = type(exc)
     try:
-        text = str(exc)
+        text = _library_text(exc)
     except Exception:  # a library's __str__ should not fail; if it does, name the type only
         text = ""
     name = f"{kind.__module__}.{kind.__qualname__}"
     return f"{name}: {text}" if text else name
+
+
+def _library_text(exc: BaseException) -> str:
+    """The exception's text; pyreqwest's as its message and the chain of its causes."""
+    message, details = getattr(exc, "message", None), getattr(exc, "details", None)
+    causes = details.get("causes") if isinstance(details, dict) else None
+    if isinstance(message, str) and isinstance(causes, list):
+        said = [str(c.get("message")) for c in causes if isinstance(c, dict)]
+        return ": ".join([message, *said])
+    return str(exc)
 
 
 def _redacted(text: str, key: AccessKey | None, secrets: Iterable[str] = ()) -> str:
