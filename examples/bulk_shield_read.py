@@ -1,7 +1,7 @@
 """Read the shield configuration of many pull zones at once, results streaming in.
 
-    python examples/bulk_shield_read.py                   # 1000 pull zones of a fake API
-    python examples/bulk_shield_read.py --last 5000 -c 50 # with EDGEDELIVERY_* set: real
+    .venv/bin/python examples/bulk_shield_read.py                   # 1000 pull zones of a fake API
+    .venv/bin/python examples/bulk_shield_read.py --last 5000 -c 50 # with EDGEDELIVERY_* set: real
 
 The fake runs on 127.0.0.1 so the requests go over the SDK's default aiohttp transport;
 every 100th pull zone has no shield zone there, and 2% of requests are answered 503

@@ -1,7 +1,7 @@
 """Create a container template with environment variables, then replace them.
 
-python examples/container_template.py           # against a fake API
-python examples/container_template.py APP_ID    # with EDGEDELIVERY_* set: the real one
+.venv/bin/python examples/container_template.py           # against a fake API
+.venv/bin/python examples/container_template.py APP_ID    # with EDGEDELIVERY_* set: the real one
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Force HTTPS for one hostname of a pull zone, then turn it off again.
 
-python examples/force_ssl.py                      # against a fake API
-python examples/force_ssl.py 42 cdn.example.com   # with EDGEDELIVERY_* set: the real one
+.venv/bin/python examples/force_ssl.py                      # against a fake API
+.venv/bin/python examples/force_ssl.py 42 cdn.example.com   # with EDGEDELIVERY_* set: the real one
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Add a container registry and read it back.
 
-python examples/registry.py          # against a fake API
-python examples/registry.py NAME     # with EDGEDELIVERY_* set: the real one
+.venv/bin/python examples/registry.py          # against a fake API
+.venv/bin/python examples/registry.py NAME     # with EDGEDELIVERY_* set: the real one
 """
 
 from __future__ import annotations

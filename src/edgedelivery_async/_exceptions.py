@@ -108,7 +108,7 @@ class APIError(EdgeDeliveryError):
         said = self._what_happened(reason.strip())
         if said:
             text += f": {said}"
-        extra = [f"{name}={value}" for name, value in self._keys() if value]
+        extra = [f"{name}={value}" for name, value in self._keys(said) if value]
         extra += [f"{e.field}: {e.message}" if e.field else e.message for e in self.errors]
         if extra:
             text += f" ({'; '.join(extra)})"
@@ -128,12 +128,16 @@ class APIError(EdgeDeliveryError):
             return "a server error, without details"
         return _STATUS_STATEMENTS.get(self.status_code)
 
-    def _keys(self) -> list[tuple[str, str | None]]:
-        """`error_key=` and `field=`; a problem body's `type` is a URL, not an error key."""
+    def _keys(self, said: str | None) -> list[tuple[str, str | None]]:
+        """`error_key=` and `field=`, with the error key shown for what it is: a problem
+        body's `type` is a URL, and a registry's `status` a state, not error keys."""
         key: tuple[str, str | None] = ("error_key", self.error_key)
         if self.error_key is not None and self.error_key == _problem_type(self.body):
             generic = _GENERIC_PROBLEM_TYPE.match(self.error_key) is not None
             key = ("type", None if generic else self.error_key)  # generic: the status's RFC
+        elif self.error_key is not None and self.error_key == _registry_status(self.body):
+            shown = f"(status {self.error_key})" in (said or "")
+            key = ("status", None if shown else self.error_key)
         return [key, ("field", self.field)]
 
     def _what_to_do(self) -> str | None:
@@ -163,6 +167,12 @@ def _problem_type(body: Any) -> str | None:
     if isinstance(body, Mapping) and ("title" in body or "detail" in body):
         return _text(body.get("type"))
     return None
+
+
+def _registry_status(body: Any) -> str | None:
+    """The `status` member of a registry create reply (`saved`, `failed`, ...)."""
+    status = body.get("status") if isinstance(body, Mapping) else None
+    return status if isinstance(status, str) and status else None
 
 
 def _result_object_status(body: Any) -> str | None:
@@ -223,6 +233,9 @@ class InternalServerError(APIStatusError):
 
 class APIResultError(APIError):
     """A 2xx reply whose body reports failure (`{error: {success: false}}`, a registry `error`)."""
+
+    def _what_happened(self, reason: str) -> str | None:
+        return super()._what_happened(reason) or "the reply reports a failure, without a message"
 
 
 class AcceptedWithoutResultError(APIResultError):

@@ -4,42 +4,149 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
+import shlex
+import signal
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from ._fake import FakeEdgeDelivery
-from ._server import serve_until_stopped
+from ._seedfile import EXAMPLE_SEED, SEED_FORMAT, SeedError, apply_seed, inventory, load_seed
+
+DESCRIPTION = "A stateful fake of the Edge Delivery Management API, served over HTTP."
+SERVE_DESCRIPTION = """\
+Serve the fake over HTTP until SIGINT/SIGTERM (Ctrl-C). On start it prints `serving URL`,
+then what it holds: the access key, the ids of its pull zones (with hostnames), shield
+zones, scripts, apps (with template ids) and registries, and the settings to use it.
+
+What it holds: without --seed-file or --empty, the example inventory (every id the README
+uses: pull zone 42 with cdn.example.com and shield zone 9001, scripts 5 and 7, app app-1
+with template tpl-6c1, registry 31); --pull-zones N adds pull zones 1..N, each with
+pz<id>.example.test and shield zone 100000+id, keeping the ones already seeded."""
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command line of `python -m edgedelivery_async.testing`."""
+    root = argparse.ArgumentParser(
+        prog="python -m edgedelivery_async.testing", description=DESCRIPTION
+    )
+    commands = root.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    serve = commands.add_parser(
+        "serve",
+        help="serve the fake over HTTP until SIGINT/SIGTERM",
+        description=SERVE_DESCRIPTION,
+        epilog=SEED_FORMAT,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    where = serve.add_argument_group("where and how")
+    where.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default: %(default)s)"
+    )
+    where.add_argument(
+        "--port",
+        type=int,
+        default=8080,
+        help="port to listen on; 0 picks a free one (default: %(default)s)",
+    )
+    where.add_argument(
+        "--access-key",
+        default=os.environ.get("EDGEDELIVERY_FAKE_ACCESS_KEY"),
+        metavar="KEY",
+        help="the key the fake accepts in the AccessKey header "
+        "(default: $EDGEDELIVERY_FAKE_ACCESS_KEY; one of the two is required)",
+    )
+    seeding = serve.add_argument_group("what it holds")
+    seeding.add_argument(
+        "--seed-file",
+        metavar="FILE",
+        help="seed from this JSON file (format below; - reads stdin) instead of the examples",
+    )
+    seeding.add_argument("--empty", action="store_true", help="start without the example inventory")
+    seeding.add_argument(
+        "--pull-zones",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also seed pull zones 1..N (pz<id>.example.test) with shield zones 100000+id",
+    )
+    faults = serve.add_argument_group("faults")
+    faults.add_argument(
+        "--latency", type=float, default=0.0, metavar="SECONDS", help="added to every request"
+    )
+    for status in (429, 500, 503):
+        faults.add_argument(
+            f"--rate-{status}",
+            type=float,
+            default=0.0,
+            metavar="SHARE",
+            help=f"share of requests (0 to 1) answered {status}"
+            + (" (with Retry-After 1)" if status != 500 else ""),
+        )
+    faults.add_argument(
+        "--drop-rate",
+        type=float,
+        default=0.0,
+        metavar="SHARE",
+        help="share of requests (0 to 1) whose connection is dropped without a reply",
+    )
+    faults.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        metavar="N",
+        help="seed of the random choice of faulty requests (default: %(default)s)",
+    )
+    commands.add_parser(
+        "example-seed",
+        help="print the example inventory as a seed file (a start for your own)",
+        description="Print the example inventory in the --seed-file format.",
+    )
+    return root
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse the command line and serve; returns the exit status."""
-    parser = argparse.ArgumentParser(
-        prog="python -m edgedelivery_async.testing",
-        description="A stateful fake of the Edge Delivery Management API.",
-    )
-    commands = parser.add_subparsers(dest="command", required=True)
-    serve = commands.add_parser("serve", help="serve the fake over HTTP until SIGINT/SIGTERM")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8080, help="0 picks a free port")
-    serve.add_argument(
-        "--access-key",
-        default=os.environ.get("EDGEDELIVERY_FAKE_ACCESS_KEY"),
-        help="the accepted AccessKey (default: $EDGEDELIVERY_FAKE_ACCESS_KEY)",
-    )
-    serve.add_argument(
-        "--pull-zones", type=int, default=0, help="seed pull zones 1..N with shield zones"
-    )
-    serve.add_argument("--seed", type=int, default=0, help="seed of the fault RNG")
-    serve.add_argument("--latency", type=float, default=0.0, help="seconds added per request")
-    serve.add_argument("--rate-429", type=float, default=0.0)
-    serve.add_argument("--rate-500", type=float, default=0.0)
-    serve.add_argument("--rate-503", type=float, default=0.0)
-    serve.add_argument("--drop-rate", type=float, default=0.0)
-    args = parser.parse_args(argv)
+    root = parser()
+    args = root.parse_args(argv)
+    if args.command == "example-seed":
+        print(json.dumps(EXAMPLE_SEED, indent=2))
+        return 0
     if not args.access_key:
-        parser.error("--access-key (or $EDGEDELIVERY_FAKE_ACCESS_KEY) is required")
-    fake = FakeEdgeDelivery(args.access_key, seed=args.seed, pull_zones=args.pull_zones)
+        root.error("--access-key (or $EDGEDELIVERY_FAKE_ACCESS_KEY) is required")
+    if args.pull_zones < 0:
+        root.error("--pull-zones must not be negative")
+    if args.seed_file is not None and args.empty:
+        root.error("--seed-file and --empty cannot be combined")
+    try:
+        fake = build_fake(args)
+    except (OSError, SeedError) as exc:
+        print(f"cannot seed the fake: {exc}", file=sys.stderr)
+        return 2
+    except ValueError as exc:  # fault rates out of range
+        root.error(str(exc))
+    try:
+        asyncio.run(_serve(fake, args.host, args.port))
+    except OSError as exc:
+        print(f"cannot serve on {args.host}:{args.port}: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def build_fake(args: argparse.Namespace) -> FakeEdgeDelivery:
+    """The fake `serve` runs for its parsed options: seeded, with its faults set."""
+    fake = FakeEdgeDelivery(args.access_key, seed=args.seed)
+    if args.seed_file is not None:
+        source = "stdin" if args.seed_file == "-" else args.seed_file
+        seed = load_seed(_read(args.seed_file), source)
+        try:
+            apply_seed(fake, seed)
+        except SeedError as exc:
+            raise SeedError(f"{source}: {exc}") from None
+    elif not args.empty:
+        apply_seed(fake, EXAMPLE_SEED)
+    fake.seed_pull_zones(args.pull_zones)
     fake.set_faults(
         latency=args.latency,
         rate_429=args.rate_429,
@@ -47,12 +154,41 @@ def main(argv: Sequence[str] | None = None) -> int:
         rate_503=args.rate_503,
         drop_rate=args.drop_rate,
     )
+    return fake
+
+
+def _read(name: str) -> str:
+    if name == "-":
+        return sys.stdin.read()
     try:
-        asyncio.run(serve_until_stopped(fake, args.host, args.port))
+        return Path(name).read_text(encoding="utf-8")
     except OSError as exc:
-        print(f"cannot serve on {args.host}:{args.port}: {exc}", file=sys.stderr)
-        return 1
-    return 0
+        raise OSError(f"{name}: {exc.strerror or exc}") from None
+
+
+async def _serve(fake: FakeEdgeDelivery, host: str, port: int) -> None:
+    """Serve; print the URL (the first line) and what the fake holds; stop on a signal."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    async with fake.serve(host, port) as url:
+        print(startup_text(fake, url), flush=True)
+        await stop.wait()
+
+
+def startup_text(fake: FakeEdgeDelivery, url: str) -> str:
+    """`serving URL`, what the fake holds, and how to point the CLI or the SDK at it."""
+    key = fake.access_key
+    lines = [
+        f"serving {url}",
+        f"access key: {key}",
+        *inventory(fake),
+        "use it with:",
+        f"  export EDGEDELIVERY_BASE_URL={url} EDGEDELIVERY_ACCESS_KEY={shlex.quote(key)}",
+        "stop with Ctrl-C",
+    ]
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,1 @@
+"""The SDK's error messages, in one reviewed table."""

@@ -1,0 +1,1 @@
+"""The README's code blocks, extracted from README.md itself and run against the fake."""
