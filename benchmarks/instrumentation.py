@@ -50,7 +50,9 @@ def _noop(event: Any) -> None:
 
 async def run(options: dict[str, Any]) -> float:
     http = httpx.AsyncClient(transport=httpx.MockTransport(reply))
-    async with EdgeDeliveryClient("k", "https://api.example.test", http_client=http, **options) as c:
+    async with EdgeDeliveryClient(
+        "k", "https://api.example.test", http_client=http, **options
+    ) as c:
         await c.shield.get_zone_by_pull_zone(1)  # warm-up, outside the timed region
         started = time.process_time()
         for number in range(CALLS):

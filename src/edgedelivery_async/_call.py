@@ -15,7 +15,6 @@ from collections.abc import (
     Callable,
     Iterable,
     Mapping,
-    Sequence,
 )
 from dataclasses import dataclass, field
 from typing import (

@@ -263,7 +263,7 @@ def check_base_url(base_url: str, *, allow_insecure_http: bool) -> str:
         raise ConfigurationError(f"base_url cannot be used: {unusable}")
     if parts.scheme == "http" and not allow_insecure_http and not _is_loopback(host):
         raise ConfigurationError(
-            "refusing to send the access key over plain http:// to a non-loopback host; "
+            f"refusing to send the access key over plain http:// to {host} (not loopback); "
             "use https:// or pass allow_insecure_http=True"
         )
     return base_url

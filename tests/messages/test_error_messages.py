@@ -343,7 +343,7 @@ def test_plain_http_to_a_remote_host_is_refused() -> None:
     with pytest.raises(ConfigurationError) as raised:
         EdgeDeliveryClient(KEY, "http://api.example.net")
     assert str(raised.value) == (
-        "refusing to send the access key over plain http:// to a non-loopback host; "
+        "refusing to send the access key over plain http:// to api.example.net (not loopback); "
         "use https:// or pass allow_insecure_http=True"
     )
 
@@ -402,7 +402,7 @@ def test_the_cli_hint_for_plain_http_names_its_option() -> None:
     )  # fmt: skip
     assert done.returncode == 2
     assert done.stderr.splitlines() == [
-        "error: refusing to send the access key over plain http:// to a non-loopback host; "
+        "error: refusing to send the access key over plain http:// to api.example.net (not loopback); "
         "use https:// or pass --allow-insecure-http",
         "hint: use an https:// base URL, or pass the global option --allow-insecure-http "
         "(before the command) to send the key over plain http anyway",

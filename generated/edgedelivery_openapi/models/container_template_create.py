@@ -33,7 +33,8 @@ class ContainerTemplateCreate:
             image_namespace (None | str | Unset):
             image_tag (None | str | Unset):
             image_registry_id (None | str | Unset):
-            image_digest (None | str | Unset): Null is accepted by the live service (issue 11).
+            image_digest (None | str | Unset): The image digest (`sha256:` and 64 hex digits). Null is accepted by the live
+                service (issue 11).
             entry_point (EntryPoint | None | Unset):
             probes (None | Probes | Unset):
             environment_variables (list[EnvironmentVariable | None] | None | Unset):

@@ -62,7 +62,7 @@ class Containers(Resource):
         image_namespace: str | None | Unset = UNSET,
         image_tag: str | None | Unset = UNSET,
         image_registry_id: str | None | Unset = UNSET,
-        image_digest: Any | Unset = UNSET,
+        image_digest: str | None | Unset = UNSET,
         entry_point: EntryPoint | Mapping[str, Any] | None | Unset = UNSET,
         probes: Probes | Mapping[str, Any] | None | Unset = UNSET,
         environment_variables: Mapping[str, Any]
