@@ -27,6 +27,9 @@ the library's message (without the key or proxy credentials), so no request obje
 from __future__ import annotations
 
 import asyncio
+import os
+import re
+import socket
 import ssl
 import time
 import urllib.request
@@ -150,9 +153,59 @@ def connection_error(
     credentials.
     """
     kind = APITimeoutError if timeout else APIConnectionError
-    error = kind(what, method=request.method, path=request.path, request_sent=sent)
+    message = _located(what, _host_port(request.url), _os_reason(exc))
+    error = kind(message, method=request.method, path=request.path, request_sent=sent)
     error.__cause__ = TransportFailure(_redacted(_describe(exc), request.access_key, secrets))
     return error
+
+
+# How a failure reads once it names the host: `what` as the transports say it -> the text.
+_PHRASES = {
+    "timed out connecting": "timed out connecting to {}",
+    "timed out waiting for the reply": "timed out waiting for the reply from {}",
+    "TLS certificate verification failed": "TLS certificate verification failed for {}",
+    "the proxy refused the tunnel": "the proxy refused the tunnel to {}",
+    "could not connect": "could not connect to {}",
+    "connection failed": "the connection to {} failed",
+}
+
+
+def _located(what: str, target: str, reason: str | None) -> str:
+    """`what` naming the host and port, then the library's reason where it gave one.
+
+    `could not connect (ClientConnectorError)` -> `could not connect to h:443: Connection
+    refused`.
+    """
+    head, _, detail = what.partition(": ")
+    head = re.sub(r" \(\w+\)$", "", head)
+    if head in _PHRASES:
+        head = _PHRASES[head].format(target)
+    detail = detail or reason or ""
+    return f"{head}: {detail}" if detail else head
+
+
+def _host_port(url: str) -> str:
+    scheme, host, port = origin(url)
+    return f"{host}:{port or (443 if scheme == 'https' else 80)}"
+
+
+def _os_reason(exc: BaseException) -> str | None:
+    """The operating system's words for a failure (`Connection refused`), if it gave any."""
+    seen: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and len(seen) < 6 and current not in seen:
+        seen.append(current)
+        if isinstance(current, socket.gaierror):
+            return "cannot resolve the host name"
+        if isinstance(current, OSError) and (current.errno or current.strerror):
+            return os.strerror(current.errno) if current.errno else str(current.strerror)
+        nested = getattr(current, "os_error", None)
+        current = (
+            nested
+            if isinstance(nested, BaseException)
+            else (current.__cause__ or current.__context__)
+        )
+    return None
 
 
 def _describe(exc: BaseException) -> str:
@@ -550,7 +603,7 @@ class HttpxTransport:
             error = connection_error(
                 request, "timed out waiting for the reply", exc, sent=True, timeout=True
             )
-        except httpx.ConnectError as exc:
+        except (httpx.ConnectError, httpx.InvalidURL) as exc:  # InvalidURL: a redirect's target
             error = connection_error(
                 request, f"could not connect ({type(exc).__name__})", exc, sent=False
             )

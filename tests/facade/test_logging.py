@@ -125,7 +125,7 @@ async def test_giving_up_is_logged(caplog: pytest.LogCaptureFixture) -> None:
     first, second = sdk_lines(caplog)
     assert first == (
         "POST /mc/registries failed: POST /mc/registries: timed out waiting for the reply "
-        "(not retried)"
+        "from api.edge.test:443 (not retried)"
     )
     assert second.startswith("GET /mc/registries/1 -> 400 in ")
 

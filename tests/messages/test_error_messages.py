@@ -367,10 +367,6 @@ async def test_connection_refused_says_what_and_to_what() -> None:
     assert raised.value.request_sent is False
 
 
-@pytest.mark.xfail(
-    reason="the transport passes no host or port to APIConnectionError (see issue 15, item 3)",
-    strict=False,
-)
 async def test_connection_refused_names_the_host_port_and_reason() -> None:
     port = closed_port()
     async with EdgeDeliveryClient(KEY, f"http://127.0.0.1:{port}", max_retries=0) as client:
@@ -402,7 +398,8 @@ def test_the_cli_hint_for_plain_http_names_its_option() -> None:
     )  # fmt: skip
     assert done.returncode == 2
     assert done.stderr.splitlines() == [
-        "error: refusing to send the access key over plain http:// to api.example.net (not loopback); "
+        "error: refusing to send the access key over plain http:// to api.example.net "
+        "(not loopback); "
         "use https:// or pass --allow-insecure-http",
         "hint: use an https:// base URL, or pass the global option --allow-insecure-http "
         "(before the command) to send the key over plain http anyway",
