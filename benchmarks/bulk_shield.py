@@ -304,6 +304,11 @@ INNER: dict[str, float] = {}  # a runner's own timing, when it has one
 CLIENTS: dict[str, tuple[str, Callable[[], Runner], bool]] = {
     "bare-aiohttp": ("bare aiohttp loop (baseline)", prepare_bare_aiohttp, False),
     "sdk-aiohttp": ("SDK, aiohttp transport (default)", lambda: prepare_sdk("aiohttp"), False),
+    "sdk-aiohttp-uvloop": (
+        "SDK, aiohttp transport on uvloop",
+        lambda: prepare_sdk("aiohttp"),
+        True,
+    ),
     "sdk-reqwest": ("SDK, reqwest transport", lambda: prepare_sdk("reqwest"), False),
     "sdk-reqwest-uvloop": (
         "SDK, reqwest transport on uvloop",
@@ -312,6 +317,11 @@ CLIENTS: dict[str, tuple[str, Callable[[], Runner], bool]] = {
     ),
     "httpx-model": ("httpx AsyncClient + model.from_dict", prepare_httpx_model, False),
     "transport-aiohttp": ("transport alone, aiohttp", lambda: prepare_transport("aiohttp"), False),
+    "transport-aiohttp-uvloop": (
+        "transport alone, aiohttp on uvloop",
+        lambda: prepare_transport("aiohttp"),
+        True,
+    ),
     "transport-reqwest": ("transport alone, reqwest", lambda: prepare_transport("reqwest"), False),
     "transport-reqwest-uvloop": (
         "transport alone, reqwest on uvloop",
@@ -325,9 +335,11 @@ BULK = ["bare-aiohttp", "sdk-aiohttp", "sdk-reqwest", "sdk-reqwest-uvloop", "htt
 ZERO_DELAY = [
     "bare-aiohttp",
     "transport-aiohttp",
+    "transport-aiohttp-uvloop",
     "transport-reqwest",
     "transport-reqwest-uvloop",
     "sdk-aiohttp",
+    "sdk-aiohttp-uvloop",
     "sdk-reqwest",
     "sdk-reqwest-uvloop",
 ]

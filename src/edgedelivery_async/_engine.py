@@ -210,6 +210,8 @@ class Engine:
         own = {"User-Agent": USER_AGENT, "Accept": "application/json"}
         if body is not None:
             own["Content-Type"] = "application/json"
+        if not options.headers:  # the common case: nothing of the caller's to merge
+            return own
         owned = {name.lower() for name in own}
         if self.access_key is not None:
             owned.add("accesskey")
