@@ -21,7 +21,6 @@ import pytest
 from aiohttp import web
 
 from edgedelivery_async import EdgeDeliveryClient
-from edgedelivery_async._transport import make_transport
 
 REGISTRY = {
     "id": 31,
@@ -68,14 +67,7 @@ def build_client(
     if name == "httpx":
         assert http_client is not None
         return EdgeDeliveryClient(*args, http_client=http_client, **kwargs)
-    if name == "aiohttp":
-        return EdgeDeliveryClient(*args, **kwargs)
-    try:
-        return EdgeDeliveryClient(*args, transport=name, **kwargs)
-    except TypeError:  # the client does not take `transport=` yet: swap it in
-        client = EdgeDeliveryClient(*args, **kwargs)
-        client._engine.transport = make_transport(name)
-        return client
+    return EdgeDeliveryClient(*args, transport=name, **kwargs)
 
 
 @dataclass
