@@ -84,14 +84,25 @@ def _compile(schema: dict[str, Any], depth: int) -> Checker:
 
 
 def _inner(node: dict[str, Any], kind: str, depth: int) -> Checker | None:
-    """The check of an array's items or an object's declared members, if any."""
+    """The check of an array's items or an object's declared members, if any.
+
+    Plain members (a string, a number, ...) are tested inline by exact type; only what
+    nests, or a value of the wrong type, goes through a further call.
+    """
     if kind == "array":
         items = node.get("items")
-        item = _compile(items, depth + 1) if isinstance(items, dict) and items else _ignore
+        if not isinstance(items, dict) or not items:
+            return None
+        item = _compile(items, depth + 1)
         if item is _ignore:
             return None
+        item_types = _plain_types(items)
 
         def check_items(value: Any, where: str, out: list[tuple[str, str]]) -> None:
+            if item_types is not None and all(
+                entry is None or type(entry) in item_types for entry in value
+            ):
+                return
             for index, entry in enumerate(value):
                 item(entry, f"{where}[{index}]", out)
 
@@ -100,19 +111,43 @@ def _inner(node: dict[str, Any], kind: str, depth: int) -> Checker | None:
         properties: dict[str, Any] = node.get("properties") or {}
         if not properties:
             return None
-        members: dict[str, Checker] = {}
+        plain: dict[str, frozenset[type]] = {}
+        full: dict[str, Checker] = {}  # every member's own checker, for the slow path
+        nested: dict[str, Checker] = {}
+        compiled = False
 
         def check_members(value: Any, where: str, out: list[tuple[str, str]]) -> None:
-            if not members:  # compiled on first use, so recursive schemas terminate
+            nonlocal compiled
+            if not compiled:  # compiled on first use, so recursive schemas terminate
                 for name, schema in properties.items():
-                    members[name] = _compile(schema, depth + 1)
+                    types = _plain_types(schema)
+                    full[name] = _compile(schema, depth + 1)
+                    if types is not None:
+                        plain[name] = types
+                    elif full[name] is not _ignore:
+                        nested[name] = full[name]
+                compiled = True
             for name, entry in value.items():
-                member = members.get(name)
-                if member is not None and member is not _ignore:
+                if entry is None:
+                    continue
+                types = plain.get(name)
+                if types is not None and type(entry) in types and type(entry) is not float:
+                    continue
+                member = full.get(name) if types is not None else nested.get(name)
+                if member is not None:  # nested, or the slow path that says what is wrong
                     member(entry, f"{where}.{name}" if where else name, out)
 
         return check_members
     return None
+
+
+def _plain_types(schema: dict[str, Any]) -> frozenset[type] | None:
+    """The exact types of a plain (non-nesting) schema, or None if it nests or is open."""
+    node = deref(schema)
+    kind = _kind(node)
+    if kind is None or kind in ("array", "object"):
+        return None
+    return _JSON_TYPES[kind]
 
 
 def _json_name(value: Any) -> str:
