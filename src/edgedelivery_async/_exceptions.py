@@ -363,7 +363,20 @@ def _summary_of_text(text: str) -> str | None:
     return stripped[:200]
 
 
+# RFC 9110's names where older Pythons still use RFC 7231's, so that messages read the
+# same on every supported Python.
+_RFC9110_PHRASES = {
+    413: "Content Too Large",
+    414: "URI Too Long",
+    416: "Range Not Satisfiable",
+    422: "Unprocessable Content",
+}
+
+
 def _reason(status: int) -> str:
+    phrase = _RFC9110_PHRASES.get(status)
+    if phrase is not None:
+        return f" {phrase}"
     try:
         return f" {HTTPStatus(status).phrase}"
     except ValueError:

@@ -160,7 +160,7 @@ ROWS = [
         template_add,
         422,
         UnprocessableEntityError,
-        "POST /mc/apps/app-1/containers -> 422 Unprocessable Entity: One or more validation "
+        "POST /mc/apps/app-1/containers -> 422 Unprocessable Content: One or more validation "
         "errors occurred. (name: A template named api already exists.; "
         "imageTag: The tag 1.27 is not in the registry.)",
         {
