@@ -103,8 +103,12 @@ def nullable_everywhere(spec: dict[str, Any]) -> None:
         properties = schema.get("properties", {})
         for name, prop in list(properties.items()):
             properties[name] = nullable(prop)
-        if isinstance(schema.get("items"), dict):
-            schema["items"] = nullable(schema["items"])
+        items = schema.get("items")
+        if isinstance(items, dict) and not _plain(items):
+            # A plain item (a string, a number) needs no parsing: a null item passes
+            # through the generated list as None; nullable plain items would make the
+            # generated code rebuild every list item by item.
+            schema["items"] = nullable(items)
 
     for schema in spec.get("components", {}).get("schemas", {}).values():
         visit(schema)
@@ -118,6 +122,16 @@ def mark_secrets(spec: dict[str, Any]) -> None:
         for prop in schema.get("properties", {}).values():
             if prop.get("format") == "password" or prop.get("writeOnly"):
                 prop["description"] = (prop.get("description", "") + " [secret]").strip()
+
+
+def _plain(schema: dict[str, Any]) -> bool:
+    """A schema of one plain JSON value: no $ref, no nesting, no format to parse."""
+    return (
+        "$ref" not in schema
+        and schema.get("type") in ("string", "integer", "number", "boolean")
+        and "format" not in schema
+        and "enum" not in schema
+    )
 
 
 def _operations(spec: dict[str, Any]) -> list[dict[str, Any]]:

@@ -112,6 +112,7 @@ def _inner(node: dict[str, Any], kind: str, depth: int) -> Checker | None:
         if not properties:
             return None
         plain: dict[str, frozenset[type]] = {}
+        plain_lists: dict[str, frozenset[type]] = {}  # arrays of plain items: their types
         full: dict[str, Checker] = {}  # every member's own checker, for the slow path
         nested: dict[str, Checker] = {}
         compiled = False
@@ -122,8 +123,12 @@ def _inner(node: dict[str, Any], kind: str, depth: int) -> Checker | None:
                 for name, schema in properties.items():
                     types = _plain_types(schema)
                     full[name] = _compile(schema, depth + 1)
+                    items = deref(schema).get("items")
+                    item_types = _plain_types(items) if isinstance(items, dict) else None
                     if types is not None:
                         plain[name] = types
+                    elif _kind(deref(schema)) == "array" and item_types is not None:
+                        plain_lists[name] = item_types
                     elif full[name] is not _ignore:
                         nested[name] = full[name]
                 compiled = True
@@ -133,7 +138,14 @@ def _inner(node: dict[str, Any], kind: str, depth: int) -> Checker | None:
                 types = plain.get(name)
                 if types is not None and type(entry) in types and type(entry) is not float:
                     continue
-                member = full.get(name) if types is not None else nested.get(name)
+                item_types = plain_lists.get(name)
+                if item_types is not None and type(entry) is list:
+                    for item in entry:
+                        if item is not None and type(item) not in item_types:
+                            break
+                    else:
+                        continue
+                member = nested.get(name) if types is None and item_types is None else full[name]
                 if member is not None:  # nested, or the slow path that says what is wrong
                     member(entry, f"{where}.{name}" if where else name, out)
 

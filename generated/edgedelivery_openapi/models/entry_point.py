@@ -18,16 +18,16 @@ class EntryPoint:
     """
     Attributes:
         command (None | str | Unset):
-        command_array (list[None | str] | None | Unset):
+        command_array (list[str] | None | Unset):
         arguments (None | str | Unset):
-        arguments_array (list[None | str] | None | Unset):
+        arguments_array (list[str] | None | Unset):
         working_directory (None | str | Unset):
     """
 
     command: None | str | Unset = UNSET
-    command_array: list[None | str] | None | Unset = UNSET
+    command_array: list[str] | None | Unset = UNSET
     arguments: None | str | Unset = UNSET
-    arguments_array: list[None | str] | None | Unset = UNSET
+    arguments_array: list[str] | None | Unset = UNSET
     working_directory: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -38,15 +38,11 @@ class EntryPoint:
         else:
             command = self.command
 
-        command_array: list[None | str] | None | Unset
+        command_array: list[str] | None | Unset
         if isinstance(self.command_array, Unset):
             command_array = UNSET
         elif isinstance(self.command_array, list):
-            command_array = []
-            for command_array_type_0_item_data in self.command_array:
-                command_array_type_0_item: None | str
-                command_array_type_0_item = command_array_type_0_item_data
-                command_array.append(command_array_type_0_item)
+            command_array = self.command_array
 
         else:
             command_array = self.command_array
@@ -57,15 +53,11 @@ class EntryPoint:
         else:
             arguments = self.arguments
 
-        arguments_array: list[None | str] | None | Unset
+        arguments_array: list[str] | None | Unset
         if isinstance(self.arguments_array, Unset):
             arguments_array = UNSET
         elif isinstance(self.arguments_array, list):
-            arguments_array = []
-            for arguments_array_type_0_item_data in self.arguments_array:
-                arguments_array_type_0_item: None | str
-                arguments_array_type_0_item = arguments_array_type_0_item_data
-                arguments_array.append(arguments_array_type_0_item)
+            arguments_array = self.arguments_array
 
         else:
             arguments_array = self.arguments_array
@@ -97,7 +89,7 @@ class EntryPoint:
         d = dict(src_dict)
         command = d.pop("command", UNSET)
 
-        def _parse_command_array(data: object) -> list[None | str] | None | Unset:
+        def _parse_command_array(data: object) -> list[str] | None | Unset:
             if data is None:
                 return data
             if isinstance(data, Unset):
@@ -105,23 +97,18 @@ class EntryPoint:
             try:
                 if not isinstance(data, list):
                     raise TypeError()
-                command_array_type_0 = []
-                _command_array_type_0 = data
-                for command_array_type_0_item_data in _command_array_type_0:
-                    command_array_type_0_item = command_array_type_0_item_data
-
-                    command_array_type_0.append(command_array_type_0_item)
+                command_array_type_0 = cast(list[str], data)
 
                 return command_array_type_0
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(list[None | str] | None | Unset, data)
+            return cast(list[str] | None | Unset, data)
 
         command_array = _parse_command_array(d.pop("commandArray", UNSET))
 
         arguments = d.pop("arguments", UNSET)
 
-        def _parse_arguments_array(data: object) -> list[None | str] | None | Unset:
+        def _parse_arguments_array(data: object) -> list[str] | None | Unset:
             if data is None:
                 return data
             if isinstance(data, Unset):
@@ -129,17 +116,12 @@ class EntryPoint:
             try:
                 if not isinstance(data, list):
                     raise TypeError()
-                arguments_array_type_0 = []
-                _arguments_array_type_0 = data
-                for arguments_array_type_0_item_data in _arguments_array_type_0:
-                    arguments_array_type_0_item = arguments_array_type_0_item_data
-
-                    arguments_array_type_0.append(arguments_array_type_0_item)
+                arguments_array_type_0 = cast(list[str], data)
 
                 return arguments_array_type_0
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(list[None | str] | None | Unset, data)
+            return cast(list[str] | None | Unset, data)
 
         arguments_array = _parse_arguments_array(d.pop("argumentsArray", UNSET))
 

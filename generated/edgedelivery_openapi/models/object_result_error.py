@@ -29,7 +29,7 @@ class ObjectResultError:
             value (Any | Unset): Shown only as null in the reference; its type when not null is not shown, so
                 any value, null included, is accepted.
             formatters (list[None | ObjectResultErrorFormattersType0ItemType0] | None | Unset):
-            content_types (list[None | str] | None | Unset):
+            content_types (list[str] | None | Unset):
             declared_type (None | str | Unset):
             status_code (int | None | Unset):
     """
@@ -37,7 +37,7 @@ class ObjectResultError:
     location: None | str | Unset = UNSET
     value: Any | Unset = UNSET
     formatters: list[None | ObjectResultErrorFormattersType0ItemType0] | None | Unset = UNSET
-    content_types: list[None | str] | None | Unset = UNSET
+    content_types: list[str] | None | Unset = UNSET
     declared_type: None | str | Unset = UNSET
     status_code: int | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -73,15 +73,11 @@ class ObjectResultError:
         else:
             formatters = self.formatters
 
-        content_types: list[None | str] | None | Unset
+        content_types: list[str] | None | Unset
         if isinstance(self.content_types, Unset):
             content_types = UNSET
         elif isinstance(self.content_types, list):
-            content_types = []
-            for content_types_type_0_item_data in self.content_types:
-                content_types_type_0_item: None | str
-                content_types_type_0_item = content_types_type_0_item_data
-                content_types.append(content_types_type_0_item)
+            content_types = self.content_types
 
         else:
             content_types = self.content_types
@@ -171,7 +167,7 @@ class ObjectResultError:
 
         formatters = _parse_formatters(d.pop("formatters", UNSET))
 
-        def _parse_content_types(data: object) -> list[None | str] | None | Unset:
+        def _parse_content_types(data: object) -> list[str] | None | Unset:
             if data is None:
                 return data
             if isinstance(data, Unset):
@@ -179,17 +175,12 @@ class ObjectResultError:
             try:
                 if not isinstance(data, list):
                     raise TypeError()
-                content_types_type_0 = []
-                _content_types_type_0 = data
-                for content_types_type_0_item_data in _content_types_type_0:
-                    content_types_type_0_item = content_types_type_0_item_data
-
-                    content_types_type_0.append(content_types_type_0_item)
+                content_types_type_0 = cast(list[str], data)
 
                 return content_types_type_0
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(list[None | str] | None | Unset, data)
+            return cast(list[str] | None | Unset, data)
 
         content_types = _parse_content_types(d.pop("contentTypes", UNSET))
 

@@ -29,12 +29,12 @@ class ShieldZoneConfig:
             learning_mode (bool | None | Unset):
             learning_mode_until (datetime.datetime | None | Unset):
             waf_enabled (bool | None | Unset):
-            waf_disabled_rules (list[None | str] | None | Unset):
-            waf_log_only_rules (list[None | str] | None | Unset):
-            waf_custom_rule_order (list[int | None] | None | Unset):
+            waf_disabled_rules (list[str] | None | Unset):
+            waf_log_only_rules (list[str] | None | Unset):
+            waf_custom_rule_order (list[int] | None | Unset):
             waf_request_header_logging_enabled (bool | None | Unset):
             request_body_logging_enabled (bool | None | Unset):
-            waf_request_ignored_headers (list[None | str] | None | Unset):
+            waf_request_ignored_headers (list[str] | None | Unset):
             waf_realtime_threat_intelligence_enabled (bool | None | Unset):
             waf_profile_id (int | None | Unset):
             waf_engine_config (list[None | WafEngineSetting] | None | Unset):
@@ -49,12 +49,12 @@ class ShieldZoneConfig:
     learning_mode: bool | None | Unset = UNSET
     learning_mode_until: datetime.datetime | None | Unset = UNSET
     waf_enabled: bool | None | Unset = UNSET
-    waf_disabled_rules: list[None | str] | None | Unset = UNSET
-    waf_log_only_rules: list[None | str] | None | Unset = UNSET
-    waf_custom_rule_order: list[int | None] | None | Unset = UNSET
+    waf_disabled_rules: list[str] | None | Unset = UNSET
+    waf_log_only_rules: list[str] | None | Unset = UNSET
+    waf_custom_rule_order: list[int] | None | Unset = UNSET
     waf_request_header_logging_enabled: bool | None | Unset = UNSET
     request_body_logging_enabled: bool | None | Unset = UNSET
-    waf_request_ignored_headers: list[None | str] | None | Unset = UNSET
+    waf_request_ignored_headers: list[str] | None | Unset = UNSET
     waf_realtime_threat_intelligence_enabled: bool | None | Unset = UNSET
     waf_profile_id: int | None | Unset = UNSET
     waf_engine_config: list[None | WafEngineSetting] | None | Unset = UNSET
@@ -99,41 +99,29 @@ class ShieldZoneConfig:
         else:
             waf_enabled = self.waf_enabled
 
-        waf_disabled_rules: list[None | str] | None | Unset
+        waf_disabled_rules: list[str] | None | Unset
         if isinstance(self.waf_disabled_rules, Unset):
             waf_disabled_rules = UNSET
         elif isinstance(self.waf_disabled_rules, list):
-            waf_disabled_rules = []
-            for waf_disabled_rules_type_0_item_data in self.waf_disabled_rules:
-                waf_disabled_rules_type_0_item: None | str
-                waf_disabled_rules_type_0_item = waf_disabled_rules_type_0_item_data
-                waf_disabled_rules.append(waf_disabled_rules_type_0_item)
+            waf_disabled_rules = self.waf_disabled_rules
 
         else:
             waf_disabled_rules = self.waf_disabled_rules
 
-        waf_log_only_rules: list[None | str] | None | Unset
+        waf_log_only_rules: list[str] | None | Unset
         if isinstance(self.waf_log_only_rules, Unset):
             waf_log_only_rules = UNSET
         elif isinstance(self.waf_log_only_rules, list):
-            waf_log_only_rules = []
-            for waf_log_only_rules_type_0_item_data in self.waf_log_only_rules:
-                waf_log_only_rules_type_0_item: None | str
-                waf_log_only_rules_type_0_item = waf_log_only_rules_type_0_item_data
-                waf_log_only_rules.append(waf_log_only_rules_type_0_item)
+            waf_log_only_rules = self.waf_log_only_rules
 
         else:
             waf_log_only_rules = self.waf_log_only_rules
 
-        waf_custom_rule_order: list[int | None] | None | Unset
+        waf_custom_rule_order: list[int] | None | Unset
         if isinstance(self.waf_custom_rule_order, Unset):
             waf_custom_rule_order = UNSET
         elif isinstance(self.waf_custom_rule_order, list):
-            waf_custom_rule_order = []
-            for waf_custom_rule_order_type_0_item_data in self.waf_custom_rule_order:
-                waf_custom_rule_order_type_0_item: int | None
-                waf_custom_rule_order_type_0_item = waf_custom_rule_order_type_0_item_data
-                waf_custom_rule_order.append(waf_custom_rule_order_type_0_item)
+            waf_custom_rule_order = self.waf_custom_rule_order
 
         else:
             waf_custom_rule_order = self.waf_custom_rule_order
@@ -150,17 +138,11 @@ class ShieldZoneConfig:
         else:
             request_body_logging_enabled = self.request_body_logging_enabled
 
-        waf_request_ignored_headers: list[None | str] | None | Unset
+        waf_request_ignored_headers: list[str] | None | Unset
         if isinstance(self.waf_request_ignored_headers, Unset):
             waf_request_ignored_headers = UNSET
         elif isinstance(self.waf_request_ignored_headers, list):
-            waf_request_ignored_headers = []
-            for waf_request_ignored_headers_type_0_item_data in self.waf_request_ignored_headers:
-                waf_request_ignored_headers_type_0_item: None | str
-                waf_request_ignored_headers_type_0_item = (
-                    waf_request_ignored_headers_type_0_item_data
-                )
-                waf_request_ignored_headers.append(waf_request_ignored_headers_type_0_item)
+            waf_request_ignored_headers = self.waf_request_ignored_headers
 
         else:
             waf_request_ignored_headers = self.waf_request_ignored_headers
@@ -291,7 +273,7 @@ class ShieldZoneConfig:
 
         waf_enabled = d.pop("wafEnabled", UNSET)
 
-        def _parse_waf_disabled_rules(data: object) -> list[None | str] | None | Unset:
+        def _parse_waf_disabled_rules(data: object) -> list[str] | None | Unset:
             if data is None:
                 return data
             if isinstance(data, Unset):
@@ -299,21 +281,16 @@ class ShieldZoneConfig:
             try:
                 if not isinstance(data, list):
                     raise TypeError()
-                waf_disabled_rules_type_0 = []
-                _waf_disabled_rules_type_0 = data
-                for waf_disabled_rules_type_0_item_data in _waf_disabled_rules_type_0:
-                    waf_disabled_rules_type_0_item = waf_disabled_rules_type_0_item_data
-
-                    waf_disabled_rules_type_0.append(waf_disabled_rules_type_0_item)
+                waf_disabled_rules_type_0 = cast(list[str], data)
 
                 return waf_disabled_rules_type_0
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(list[None | str] | None | Unset, data)
+            return cast(list[str] | None | Unset, data)
 
         waf_disabled_rules = _parse_waf_disabled_rules(d.pop("wafDisabledRules", UNSET))
 
-        def _parse_waf_log_only_rules(data: object) -> list[None | str] | None | Unset:
+        def _parse_waf_log_only_rules(data: object) -> list[str] | None | Unset:
             if data is None:
                 return data
             if isinstance(data, Unset):
@@ -321,21 +298,16 @@ class ShieldZoneConfig:
             try:
                 if not isinstance(data, list):
                     raise TypeError()
-                waf_log_only_rules_type_0 = []
-                _waf_log_only_rules_type_0 = data
-                for waf_log_only_rules_type_0_item_data in _waf_log_only_rules_type_0:
-                    waf_log_only_rules_type_0_item = waf_log_only_rules_type_0_item_data
-
-                    waf_log_only_rules_type_0.append(waf_log_only_rules_type_0_item)
+                waf_log_only_rules_type_0 = cast(list[str], data)
 
                 return waf_log_only_rules_type_0
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(list[None | str] | None | Unset, data)
+            return cast(list[str] | None | Unset, data)
 
         waf_log_only_rules = _parse_waf_log_only_rules(d.pop("wafLogOnlyRules", UNSET))
 
-        def _parse_waf_custom_rule_order(data: object) -> list[int | None] | None | Unset:
+        def _parse_waf_custom_rule_order(data: object) -> list[int] | None | Unset:
             if data is None:
                 return data
             if isinstance(data, Unset):
@@ -343,17 +315,12 @@ class ShieldZoneConfig:
             try:
                 if not isinstance(data, list):
                     raise TypeError()
-                waf_custom_rule_order_type_0 = []
-                _waf_custom_rule_order_type_0 = data
-                for waf_custom_rule_order_type_0_item_data in _waf_custom_rule_order_type_0:
-                    waf_custom_rule_order_type_0_item = waf_custom_rule_order_type_0_item_data
-
-                    waf_custom_rule_order_type_0.append(waf_custom_rule_order_type_0_item)
+                waf_custom_rule_order_type_0 = cast(list[int], data)
 
                 return waf_custom_rule_order_type_0
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(list[int | None] | None | Unset, data)
+            return cast(list[int] | None | Unset, data)
 
         waf_custom_rule_order = _parse_waf_custom_rule_order(d.pop("wafCustomRuleOrder", UNSET))
 
@@ -361,7 +328,7 @@ class ShieldZoneConfig:
 
         request_body_logging_enabled = d.pop("requestBodyLoggingEnabled", UNSET)
 
-        def _parse_waf_request_ignored_headers(data: object) -> list[None | str] | None | Unset:
+        def _parse_waf_request_ignored_headers(data: object) -> list[str] | None | Unset:
             if data is None:
                 return data
             if isinstance(data, Unset):
@@ -369,23 +336,12 @@ class ShieldZoneConfig:
             try:
                 if not isinstance(data, list):
                     raise TypeError()
-                waf_request_ignored_headers_type_0 = []
-                _waf_request_ignored_headers_type_0 = data
-                for (
-                    waf_request_ignored_headers_type_0_item_data
-                ) in _waf_request_ignored_headers_type_0:
-                    waf_request_ignored_headers_type_0_item = (
-                        waf_request_ignored_headers_type_0_item_data
-                    )
-
-                    waf_request_ignored_headers_type_0.append(
-                        waf_request_ignored_headers_type_0_item
-                    )
+                waf_request_ignored_headers_type_0 = cast(list[str], data)
 
                 return waf_request_ignored_headers_type_0
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(list[None | str] | None | Unset, data)
+            return cast(list[str] | None | Unset, data)
 
         waf_request_ignored_headers = _parse_waf_request_ignored_headers(
             d.pop("wafRequestIgnoredHeaders", UNSET)

@@ -18,12 +18,12 @@ class StickySessions:
     """
     Attributes:
         enabled (bool | None | Unset):
-        session_headers (list[None | str] | None | Unset):
+        session_headers (list[str] | None | Unset):
         cookie_name (None | str | Unset):
     """
 
     enabled: bool | None | Unset = UNSET
-    session_headers: list[None | str] | None | Unset = UNSET
+    session_headers: list[str] | None | Unset = UNSET
     cookie_name: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -34,15 +34,11 @@ class StickySessions:
         else:
             enabled = self.enabled
 
-        session_headers: list[None | str] | None | Unset
+        session_headers: list[str] | None | Unset
         if isinstance(self.session_headers, Unset):
             session_headers = UNSET
         elif isinstance(self.session_headers, list):
-            session_headers = []
-            for session_headers_type_0_item_data in self.session_headers:
-                session_headers_type_0_item: None | str
-                session_headers_type_0_item = session_headers_type_0_item_data
-                session_headers.append(session_headers_type_0_item)
+            session_headers = self.session_headers
 
         else:
             session_headers = self.session_headers
@@ -70,7 +66,7 @@ class StickySessions:
         d = dict(src_dict)
         enabled = d.pop("enabled", UNSET)
 
-        def _parse_session_headers(data: object) -> list[None | str] | None | Unset:
+        def _parse_session_headers(data: object) -> list[str] | None | Unset:
             if data is None:
                 return data
             if isinstance(data, Unset):
@@ -78,17 +74,12 @@ class StickySessions:
             try:
                 if not isinstance(data, list):
                     raise TypeError()
-                session_headers_type_0 = []
-                _session_headers_type_0 = data
-                for session_headers_type_0_item_data in _session_headers_type_0:
-                    session_headers_type_0_item = session_headers_type_0_item_data
-
-                    session_headers_type_0.append(session_headers_type_0_item)
+                session_headers_type_0 = cast(list[str], data)
 
                 return session_headers_type_0
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(list[None | str] | None | Unset, data)
+            return cast(list[str] | None | Unset, data)
 
         session_headers = _parse_session_headers(d.pop("sessionHeaders", UNSET))
 
