@@ -14,7 +14,7 @@ from ._call import BoundEndpoint, Call, Resource, endpoint
 from ._engine import CallOptions, Engine
 from ._exceptions import ConfigurationError, InvalidRequestError
 from ._hooks import Hooks
-from ._http import DEFAULT_MAX_RESPONSE_BYTES, AccessKey, Transport
+from ._http import DEFAULT_MAX_RESPONSE_BYTES, AccessKey, Transport, header_problem
 from ._network import Verify, refuse_with_http_client
 from ._retry import RetryPolicy
 from ._runtime import ClientRuntime
@@ -274,9 +274,7 @@ def _check_headers(headers: Mapping[str, str]) -> dict[str, str]:
     if not isinstance(headers, Mapping):
         raise ConfigurationError("headers must be a mapping of strings")
     for name, value in headers.items():
-        if not isinstance(name, str) or not isinstance(value, str):
-            raise ConfigurationError("header names and values must be strings")
-        text = name + value
-        if not name or ":" in name or not (text.isascii() and text.isprintable()):
-            raise ConfigurationError(f"invalid header {name!r}: use printable ASCII only")
+        problem = header_problem(name, value)
+        if problem is not None:
+            raise ConfigurationError(problem)
     return dict(headers)

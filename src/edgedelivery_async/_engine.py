@@ -22,7 +22,7 @@ import httpx
 from . import _hooks
 from ._exceptions import APIConnectionError, ConfigurationError, status_error
 from ._hooks import Hooks, RequestEvent, ResponseEvent, RetryEvent
-from ._http import AccessKey, RawRequest, RawResponse, Transport, origin
+from ._http import AccessKey, RawRequest, RawResponse, Transport, header_problem, origin
 from ._retry import RetryPolicy
 from ._telemetry import CallInfo, CallTrace, Telemetry
 from ._timeouts import Timeout
@@ -308,14 +308,11 @@ def _hook_headers(headers: Any) -> dict[str, str]:
         raise _hooks.HookError("a request hook replaced event.headers with a non-dict")
     clean: dict[str, str] = {}
     for name, value in headers.items():
-        if not isinstance(name, str) or not isinstance(value, str):
-            raise _hooks.HookError(f"a request hook set a non-string header {name!r}")
-        if name.lower() == "accesskey":
-            continue
-        text = name + value
-        if not name or ":" in name or not (text.isascii() and text.isprintable()):
-            raise _hooks.HookError(f"a request hook set an invalid header {name!r}")
-        clean[name] = value
+        problem = header_problem(name, value)
+        if problem is not None:
+            raise _hooks.HookError(f"a request hook set a header that cannot be sent: {problem}")
+        if name.lower() != "accesskey":
+            clean[name] = value
     return clean
 
 

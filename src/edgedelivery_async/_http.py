@@ -83,6 +83,20 @@ class RawRequest:
     access_key: AccessKey | None = None
 
 
+def header_problem(name: object, value: object) -> str | None:
+    """Why `name: value` cannot be sent as a header (None when it can).
+
+    One rule for every header the SDK takes from outside: default headers, hooks and
+    `client.request(headers=...)`.
+    """
+    if not isinstance(name, str) or not isinstance(value, str):
+        return f"header {name!r}: names and values must be strings"
+    text = name + value
+    if not name or ":" in name or not (text.isascii() and text.isprintable()):
+        return f"invalid header {name!r}: use printable ASCII only"
+    return None
+
+
 def headers_with_key(request: RawRequest) -> dict[str, str]:
     """The request's headers plus the `AccessKey` header, for a transport's edge only.
 

@@ -19,6 +19,7 @@ from urllib.parse import quote
 from edgedelivery_openapi.types import UNSET, Unset
 
 from ._exceptions import InvalidRequestError
+from ._http import header_problem
 from ._schema import Operation, Parameter, Problem, deref, operations, validate
 
 if TYPE_CHECKING:
@@ -235,11 +236,9 @@ def prepare_raw(call: Call[Any]) -> Prepared:
         problems.append(Problem("headers", "must be a mapping of strings"))
     else:
         for name, value in call.headers.items():
-            text = f"{name}{value}" if isinstance(name, str) and isinstance(value, str) else ""
-            if not name or ":" in name or not (text.isascii() and text.isprintable()):
-                problems.append(
-                    Problem("headers", f"invalid header {name!r}: printable ASCII only")
-                )
+            problem = header_problem(name, value)
+            if problem is not None:
+                problems.append(Problem("headers", problem))
             else:
                 headers[name] = str(value)
     content = None
