@@ -99,18 +99,17 @@ def read_result(operation: Operation | None, raw: RawResponse, parser: Any) -> A
         return None
     body = json_body(raw)
     rule = (operation.result_rule if operation is not None else None) or {}
-    check_result(raw, body, str(rule["value"]) if rule.get("value") else None)
+    value_member = str(rule["value"]) if rule.get("value") else None
+    check_result(raw, body, value_member)
     if operation is None:
         return body
-    schema = operation.result_schema
-    value = body
     for condition in rule.get("failure", ()):
         if holds(condition, body):
             raise APIResultError(raw, body)
-    if rule.get("value"):
-        name = str(rule["value"])
-        value = member(raw, body, name)
-        schema = (schema or {}).get("properties", {}).get(name)
+    schema, value = operation.result_schema, body
+    if value_member is not None:
+        value = member(raw, body, value_member)
+        schema = (schema or {}).get("properties", {}).get(value_member)
     mismatches = _shape.problems(schema, value)
     if mismatches:
         where, expected = mismatches[0]
