@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Any
@@ -124,8 +124,8 @@ def encode_query(
             if param.required:
                 problems.append(Problem(param.name, "is required"))
             continue
-        for item in _parameter_values(param, value, problems):
-            parts.append(f"{quote(param.name, safe='')}={quote(item, safe='')}")
+        for item in _parameter_values(param, value, problems, encode=_query_value):
+            parts.append(f"{quote(param.name, safe='')}={item}")
     return "?" + "&".join(parts) if parts else ""
 
 
@@ -149,9 +149,14 @@ def encode_headers(
 
 
 def _parameter_values(
-    param: Parameter, value: object, problems: list[Problem], *, explode: bool | None = None
+    param: Parameter,
+    value: object,
+    problems: list[Problem],
+    *,
+    explode: bool | None = None,
+    encode: Callable[[str], str] | None = None,
 ) -> list[str]:
-    """The serialized value(s) of one parameter; arrays per style/explode."""
+    """The serialized value(s) of one parameter, each value `encode`d; arrays per explode."""
     wire = value
     if isinstance(value, Enum):
         wire = value.value
@@ -164,10 +169,16 @@ def _parameter_values(
     if found:
         problems.extend(Problem(param.name, p.message) for p in found)
         return []
+    encode = encode or (lambda text: text)
     if isinstance(wire, list):
-        texts = [_scalar_text(item) for item in wire]
+        texts = [encode(_scalar_text(item)) for item in wire]
+        # style form, explode false: one `name=a,b`, the commas themselves not encoded
         return texts if (param.explode if explode is None else explode) else [",".join(texts)]
-    return [_scalar_text(wire)]
+    return [encode(_scalar_text(wire))]
+
+
+def _query_value(text: str) -> str:
+    return quote(text, safe="")
 
 
 def _plain(value: Any) -> Any:

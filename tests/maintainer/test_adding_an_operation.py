@@ -74,7 +74,7 @@ SCRIPT = textwrap.dedent(
     async def main():
         http = httpx.AsyncClient(transport=fake)
         async with EdgeDeliveryClient("k", "https://fake.test", http_client=http) as client:
-            zone = await client.pull_zones.get(42, include_certificate=True, fields=["a", "b"])
+            zone = await client.pull_zones.get(42, include_certificate=True, fields=["a", "b,c"])
             assert isinstance(zone, PullZoneSummary), zone
             assert (zone.id, zone.name, zone.enabled) == (42, "zone-42", True)
             same = await client.call("PullZone_Get", 42)
@@ -86,7 +86,8 @@ SCRIPT = textwrap.dedent(
             else:
                 raise AssertionError("an invalid query value was sent")
         sent = fake.requests_for("PullZone_Get")
-        assert sent[0].path == "/pullzone/42?includeCertificate=true&fields=a%2Cb", sent[0].path
+        # explode false: the delimiter is a plain comma, a comma inside a value is encoded
+        assert sent[0].path == "/pullzone/42?includeCertificate=true&fields=a,b%2Cc", sent[0].path
 
     asyncio.run(main())
 
