@@ -95,7 +95,8 @@ def test_ctrl_c_stops_cleanly_and_keeps_complete_lines(slow: Served, tmp_path: P
     assert len({line["pullZoneId"] for line in lines}) == len(lines)
     assert all(line["ok"] for line in lines)
     summary = stderr.strip().splitlines()[-1]
-    assert summary.startswith(f"interrupted: {len(lines)} pull zones: {len(lines)} succeeded")
+    noun = "pull zone" if len(lines) == 1 else "pull zones"
+    assert summary.startswith(f"interrupted: {len(lines)} {noun}: {len(lines)} succeeded")
     assert "Traceback" not in stderr
     assert stdout == ""
 
