@@ -27,6 +27,7 @@ _JSON_TYPES: dict[str, frozenset[type]] = {
     "object": frozenset({dict}),
 }
 _cache: dict[int, Checker] = {}
+_tests: dict[int, Callable[[Any], bool]] = {}
 _MAX_DEPTH = 32
 _INFINITY = float("inf")
 
@@ -34,9 +35,20 @@ _INFINITY = float("inf")
 def problems(schema: dict[str, Any] | None, value: Any) -> list[tuple[str, str]]:
     """Every (member path, expectation) where `value` breaks the types of `schema`."""
     found: list[tuple[str, str]] = []
-    if schema is not None:
+    if schema is not None and not fits(schema, value):
         checker(schema)(value, "", found)
     return found
+
+
+def fits(schema: dict[str, Any], value: Any) -> bool:
+    """Whether `value` fits the types of `schema`: the fast yes; `problems` says why not."""
+    test = _tests.get(id(schema))
+    if test is None:
+        test = _tests[id(schema)] = _FastTests().test_of(schema)
+    try:
+        return test(value)
+    except RecursionError:  # data nested deeper than Python's stack: the slow path decides
+        return False
 
 
 def checker(schema: dict[str, Any]) -> Checker:
@@ -174,3 +186,68 @@ def _json_name(value: Any) -> str:
     if isinstance(value, dict):
         return "an object"
     return type(value).__name__
+
+
+class _FastTests:
+    """Compiles a schema into one plain Python function per object schema.
+
+    The bulk path reads thousands of replies of the same few schemas, so each gets
+    straight-line code (one `dict.get` and one exact type test per declared member)
+    instead of a walk over closures. It only answers yes or no; the closures above
+    say what is wrong. Functions are named per schema, so recursive schemas work.
+    """
+
+    def __init__(self) -> None:
+        self.functions: list[str] = []
+        self.names: dict[int, str] = {}
+        self.namespace: dict[str, Any] = {}
+
+    def test_of(self, schema: dict[str, Any]) -> Callable[[Any], bool]:
+        root = ["def _root(v):", *self._value("v", schema, "    ", 0), "    return True"]
+        source = "\n".join([*self.functions, *root])
+        exec(source, self.namespace)  # noqa: S102 - our own code, from the document
+        test: Callable[[Any], bool] = self.namespace["_root"]
+        return test
+
+    def _value(self, var: str, schema: dict[str, Any], pad: str, depth: int) -> list[str]:
+        """Lines that `return False` unless `var` (not yet known to be non-null) fits."""
+        node = deref(schema)
+        kind = _kind(node) if depth <= _MAX_DEPTH else None
+        if kind is None:
+            return []
+        test = self._test(kind, var)
+        lines = [f"{pad}if {var} is not None:", f"{pad}    if {test}: return False"]
+        if kind == "object" and node.get("properties"):
+            lines.append(f"{pad}    if not {self._object(node, depth)}({var}): return False")
+        elif kind == "array" and isinstance(node.get("items"), dict) and node["items"]:
+            item = f"i{depth}"
+            inner = self._value(item, node["items"], pad + "        ", depth + 1)
+            if inner:
+                lines.append(f"{pad}    for {item} in {var}:")
+                lines.extend(inner)
+        return lines
+
+    @staticmethod
+    def _test(kind: str, var: str) -> str:
+        """An expression true when `var` (not null) is not of the JSON `kind`."""
+        if kind == "number":  # int, or a finite float (`x - x` is nan for inf and nan)
+            return f"type({var}) is not int and (type({var}) is not float or {var} - {var} != 0)"
+        python = {"string": "str", "integer": "int", "boolean": "bool", "array": "list"}
+        return f"type({var}) is not {python.get(kind, 'dict')}"
+
+    def _object(self, node: dict[str, Any], depth: int) -> str:
+        """The name of the function testing a dict's declared members (compiled once)."""
+        name = self.names.get(id(node))
+        if name is not None:
+            return name
+        name = self.names[id(node)] = f"_object{len(self.names)}"
+        lines = [f"def {name}(o):", "    g = o.get"]
+        for index, (member, schema) in enumerate(node["properties"].items()):
+            var = f"m{index}"
+            checks = self._value(var, schema, "    ", depth + 1)
+            if checks:
+                lines.append(f"    {var} = g({member!r})")
+                lines.extend(checks)
+        lines.append("    return True")
+        self.functions.extend(lines)
+        return name
