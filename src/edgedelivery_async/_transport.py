@@ -65,6 +65,7 @@ from ._network import (
     redact,
 )
 from ._timeouts import Timeout
+from ._watchdog import Watchdog
 
 if TYPE_CHECKING:
     from collections.abc import AsyncGenerator
@@ -346,7 +347,8 @@ class AiohttpTransport:
         self._session: aiohttp.ClientSession | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._closer: AsyncGenerator[None, None] | None = None
-        self._timeouts: dict[Timeout, aiohttp.ClientTimeout] = {}
+        self._timeouts: dict[float, aiohttp.ClientTimeout] = {}
+        self._watchdog: Watchdog | None = None
         self._proxies: NoProxy | FixedProxy | ProxyTable = proxies_for(network)
         # True is aiohttp's verifying context, built once at import: building another
         # costs 20-30 ms on the first call. A CA bundle's context is built here, once.
@@ -392,16 +394,14 @@ class AiohttpTransport:
             finish_without_loop(closer.aclose())
 
     def _client_timeout(self, timeout: Timeout) -> aiohttp.ClientTimeout:
-        found = self._timeouts.get(timeout)
+        """aiohttp's part of the timeouts: connecting only (no timer per request).
+
+        The read and total times are the watchdog's (`_watchdog`).
+        """
+        found = self._timeouts.get(timeout.connect)
         if found is None:
-            found = aiohttp.ClientTimeout(
-                total=timeout.total,
-                sock_connect=timeout.connect,
-                # aiohttp enforces sock_read with a timer per request, re-armed on every
-                # chunk; when the total is no longer than it, the total already covers it.
-                sock_read=timeout.read if timeout.read < timeout.total else None,
-            )
-            self._timeouts[timeout] = found
+            found = aiohttp.ClientTimeout(total=None, sock_connect=timeout.connect)
+            self._timeouts[timeout.connect] = found
         return found
 
     async def send(self, request: RawRequest, timeout: Timeout) -> RawResponse:
@@ -409,10 +409,13 @@ class AiohttpTransport:
         session = self._session
         if session is None or self._loop is not loop or session.closed:
             session = self._open()
+        watchdog = self._watchdog
+        if watchdog is None or watchdog.loop is not loop:
+            watchdog = self._watchdog = Watchdog(loop)
         error: APIConnectionError | ResponseTooLargeError
         secrets = self._proxies.secrets
         try:
-            raw, complete = await self._exchange(session, request, timeout)
+            raw, complete = await self._exchange(session, request, timeout, watchdog)
         except aiohttp.ConnectionTimeoutError as exc:
             error = connection_error(
                 request, "timed out connecting", exc, sent=False, timeout=True, secrets=secrets
@@ -449,7 +452,11 @@ class AiohttpTransport:
         raise error  # outside the handler: the library's exception is not its context
 
     async def _exchange(
-        self, session: aiohttp.ClientSession, request: RawRequest, timeout: Timeout
+        self,
+        session: aiohttp.ClientSession,
+        request: RawRequest,
+        timeout: Timeout,
+        watchdog: Watchdog,
     ) -> tuple[RawResponse, bool]:
         """The reply, and False when its body went past the cap (the body is then empty).
 
@@ -457,27 +464,36 @@ class AiohttpTransport:
         frame; `send` raises the SDK's errors from its own.
         """
         started = time.monotonic()
-        async with session.request(
-            request.method,
-            URL(request.url, encoded=True),
-            headers=headers_with_key(request),
-            data=request.content,
-            allow_redirects=False,
-            timeout=self._client_timeout(timeout),
-            proxy=self._proxies.for_url(request.url),
-            raise_for_status=False,  # a caller's session may say otherwise
-        ) as reply:
-            content = await _read_aiohttp(reply, self.max_response_bytes)
-            raw = RawResponse(
+        watch = watchdog.watch(timeout)
+        try:
+            async with session.request(
                 request.method,
-                request.url,
-                request.path,
-                reply.status,
-                reply.headers,
-                b"" if content is None else content,
-                time.monotonic() - started,
-            )
-            return raw, content is not None
+                URL(request.url, encoded=True),
+                headers=headers_with_key(request),
+                data=request.content,
+                allow_redirects=False,
+                timeout=self._client_timeout(timeout),
+                proxy=self._proxies.for_url(request.url),
+                raise_for_status=False,  # a caller's session may say otherwise
+            ) as reply:
+                watch.stream = reply.content
+                content = await _read_aiohttp(reply, self.max_response_bytes)
+                raw = RawResponse(
+                    request.method,
+                    request.url,
+                    request.path,
+                    reply.status,
+                    reply.headers,
+                    b"" if content is None else content,
+                    time.monotonic() - started,
+                )
+                return raw, content is not None
+        except asyncio.CancelledError:
+            if watch.timed_out():
+                raise TimeoutError from None
+            raise
+        finally:
+            watchdog.done(watch)
 
     async def aclose(self) -> None:
         session, loop, closer = self._session, self._loop, self._closer
