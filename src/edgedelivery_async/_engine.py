@@ -32,6 +32,8 @@ log = logging.getLogger("edgedelivery_async")
 
 USER_AGENT = f"edgedelivery-async/{__version__} (python {platform.python_version()})"
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
+_ACCEPT_JSON = {"User-Agent": USER_AGENT, "Accept": "application/json"}
+_SEND_JSON = {**_ACCEPT_JSON, "Content-Type": "application/json"}
 _MAX_REDIRECTS = 5
 
 
@@ -83,19 +85,19 @@ class Engine:
         `operation_id` and `template` (the document's path) name the call for hooks and
         telemetry.
         """
+        if requires_key and self.access_key is None:
+            raise ConfigurationError(
+                f"{method} {path} needs an access key: pass access_key= "
+                "or set EDGEDELIVERY_ACCESS_KEY"
+            )
         request = RawRequest(
             method,
             self.base_url + path,
             path,
             self._headers(options, body),
             body,
-            access_key=self.access_key,  # the transport turns it into the header at its edge
+            self.access_key,  # the transport turns it into the header at its edge
         )
-        if requires_key and self.access_key is None:
-            raise ConfigurationError(
-                f"{method} {path} needs an access key: pass access_key= "
-                "or set EDGEDELIVERY_ACCESS_KEY"
-            )
         if options.telemetry is None:
             return await self._attempts(request, options, operation_id, None)
         scheme, host, port = self._origin
@@ -121,7 +123,8 @@ class Engine:
         method, hooks = request.method, options.hooks
         retries = redirects = 0
         while True:
-            await self._wait_for_pause()
+            if self._paused_until:
+                await self._wait_for_pause()
             event = None
             if hooks.on_request or hooks.on_response or hooks.on_retry:
                 event = await self._request_hooks(request, hooks, operation_id, retries)
@@ -207,11 +210,9 @@ class Engine:
         the transport adds the `AccessKey` header at its edge; a caller's header of that
         name is dropped then, so the key the client was given is the only one sent.
         """
-        own = {"User-Agent": USER_AGENT, "Accept": "application/json"}
-        if body is not None:
-            own["Content-Type"] = "application/json"
+        own = _SEND_JSON if body is not None else _ACCEPT_JSON
         if not options.headers:  # the common case: nothing of the caller's to merge
-            return own
+            return own  # shared: request headers are replaced, never changed in place
         owned = {name.lower() for name in own}
         if self.access_key is not None:
             owned.add("accesskey")

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 _INT64 = (-(2**63), 2**63 - 1)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Prepared:
     """A checked call, ready for the engine."""
 
@@ -52,10 +52,18 @@ def prepare_call(call: Call[Any]) -> Prepared:
     problems: list[Problem] = []
     path = op.path
     for name, schema in op.path_params:
-        encoded = encode_path_value(name, call.path.get(name), schema, problems)
+        value = call.path.get(name)
+        if type(value) is int and 0 <= value <= _INT64[1]:  # the common case, cheaply
+            encoded = str(value)
+        else:
+            encoded = encode_path_value(name, value, schema, problems)
         path = path.replace("{" + name + "}", encoded)
-    query = encode_query(op.query_params, call.query, problems)
-    headers = encode_headers(op.header_params, call.headers, problems)
+    query = ""
+    if op.query_params or call.query:
+        query = encode_query(op.query_params, call.query, problems)
+    headers: dict[str, str] = {}
+    if op.header_params or call.headers:
+        headers = encode_headers(op.header_params, call.headers, problems)
     content = None
     if op.body_schema is not None:
         content = encode_body(op.body_schema, call.body, problems)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, NoReturn, Protocol, TypeVar
 
 if TYPE_CHECKING:
     import httpx
@@ -77,13 +77,13 @@ def check_result(raw: RawResponse, body: Any, value_member: str | None) -> None:
     is AcceptedWithoutResultError. An ASP.NET result object (`statusCode` and
     `declaredType`, no `data`) on another 2xx is APIResultError.
     """
-    is_object = isinstance(body, Mapping)
+    is_object = type(body) is dict or isinstance(body, Mapping)
     if raw.status == 202:
         accepted_shape = is_object and body.keys() <= _RESULT_OBJECT
         missing = value_member is not None and (not is_object or body.get(value_member) is None)
         if body is None or accepted_shape or missing:
             raise AcceptedWithoutResultError(raw, body)
-    if is_object and {"statusCode", "declaredType"} <= body.keys() and "data" not in body:
+    if is_object and "statusCode" in body and "declaredType" in body and "data" not in body:
         raise APIResultError(raw, body)
 
 
@@ -97,30 +97,60 @@ def read_result(operation: Operation | None, raw: RawResponse, parser: Any) -> A
     """
     if parser is None:
         return None
-    body = json_body(raw)
-    rule = (operation.result_rule if operation is not None else None) or {}
-    value_member = str(rule["value"]) if rule.get("value") else None
-    check_result(raw, body, value_member)
     if operation is None:
+        body = json_body(raw)
+        check_result(raw, body, None)
         return body
-    for condition in rule.get("failure", ()):
-        if holds(condition, body):
-            raise APIResultError(raw, body)
-    schema, value = operation.result_schema, body
-    if value_member is not None:
-        value = member(raw, body, value_member)
-        schema = (schema or {}).get("properties", {}).get(value_member)
-    mismatches = _shape.problems(schema, value)
-    if mismatches:
-        where, expected = mismatches[0]
+    reader = _readers.get(operation.operation_id)
+    if reader is None or reader.operation is not operation:
+        reader = _readers[operation.operation_id] = _Reader(operation)
+    return reader.read(raw, parser)
+
+
+class _Reader:
+    """One operation's result rule, worked out once: the bulk path reads it per reply."""
+
+    __slots__ = ("failures", "operation", "schema", "value_member")
+
+    def __init__(self, operation: Operation) -> None:
+        rule = operation.result_rule or {}
+        self.operation = operation
+        self.value_member = str(rule["value"]) if rule.get("value") else None
+        self.failures: tuple[Mapping[str, Any], ...] = tuple(rule.get("failure", ()))
+        schema = operation.result_schema
+        if self.value_member is not None:
+            schema = (schema or {}).get("properties", {}).get(self.value_member)
+        self.schema: dict[str, Any] | None = schema
+
+    def read(self, raw: RawResponse, parser: Any) -> Any:
+        body = json_body(raw)
+        value_member = self.value_member
+        check_result(raw, body, value_member)
+        for condition in self.failures:
+            if holds(condition, body):
+                raise APIResultError(raw, body)
+        value = body
+        if value_member is not None:
+            value = member(raw, body, value_member)
+        schema = self.schema
+        if schema is not None and not _shape.fits(schema, value):
+            self.refuse(raw, body, value)
+        return parse(parser, raw, value)
+
+    def refuse(self, raw: RawResponse, body: Any, value: Any) -> NoReturn:
+        """APIResponseValidationError naming the first member of the wrong type."""
+        mismatches = _shape.problems(self.schema, value)
+        where, expected = mismatches[0] if mismatches else ("", "of the document's types")
         more = f" (and {len(mismatches) - 1} more)" if len(mismatches) > 1 else ""
         raise APIResponseValidationError(
             raw,
             body,
-            message=f"{operation.operation_id}: the reply's {where or 'body'} "
+            message=f"{self.operation.operation_id}: the reply's {where or 'body'} "
             f"should be {expected}{more}",
         )
-    return parse(parser, raw, value)
+
+
+_readers: dict[str, _Reader] = {}
 
 
 def holds(condition: Mapping[str, Any], body: Any) -> bool:
@@ -166,9 +196,10 @@ def parse(parser: Any, raw: RawResponse, value: Any) -> Any:
 
 def member(raw: RawResponse, body: Any, name: str) -> Any:
     """`body[name]` of a JSON object, or APIResponseValidationError."""
-    if not isinstance(body, Mapping) or body.get(name) is None:
+    found = body.get(name) if type(body) is dict or isinstance(body, Mapping) else None
+    if found is None:
         raise APIResponseValidationError(raw, body, message=f"the reply has no {name!r} member")
-    return body[name]
+    return found
 
 
 def parse_model(model: type[_Model[T]], raw: RawResponse, data: Any) -> T:
@@ -177,7 +208,7 @@ def parse_model(model: type[_Model[T]], raw: RawResponse, data: Any) -> T:
     Unknown fields are kept (`additional_properties`). Every member may be null (read as
     None; an absent one is UNSET): the generated models are built that way.
     """
-    if isinstance(data, Mapping):
+    if type(data) is dict or isinstance(data, Mapping):
         try:
             return model.from_dict(data)
         except (KeyError, TypeError, ValueError, AttributeError, IndexError, RecursionError):

@@ -8,10 +8,11 @@ same engine.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from ._call import Call
 from ._engine import CallOptions, Engine
+from ._http import RawResponse
 from ._requests import prepare_call
 from ._response import APIResponse, read_result
 from ._telemetry import Telemetry
@@ -30,21 +31,31 @@ class ClientRuntime:
 
     async def execute(self, call: Call[T]) -> APIResponse[T]:
         """Check, send with retries, and read the result, or raise the SDK's error."""
+        parsed, raw = await self._run(call)
+        return APIResponse(parsed, raw)
+
+    async def result(self, call: Call[T]) -> T:
+        """`execute(call).parsed`, without the APIResponse."""
+        parsed, _ = await self._run(call)
+        return parsed
+
+    async def _run(self, call: Call[T]) -> tuple[T, RawResponse]:
         prepared = prepare_call(call)
         options = self.options
         if prepared.headers:
             options = dataclasses.replace(options, headers={**options.headers, **prepared.headers})
+        operation = prepared.operation
         raw = await self.engine.request(
             prepared.method,
             prepared.target,
             body=prepared.content,
             requires_key=prepared.requires_key,
             options=options,
-            operation_id=prepared.operation.operation_id if prepared.operation else None,
-            template=prepared.operation.path if prepared.operation else None,
+            operation_id=operation.operation_id if operation is not None else None,
+            template=operation.path if operation is not None else None,
         )
-        parsed: Any = read_result(prepared.operation, raw, call.result)
-        return APIResponse(parsed, raw)
+        parsed: T = read_result(operation, raw, call.result)
+        return parsed, raw
 
     @property
     def telemetry(self) -> Telemetry | None:
