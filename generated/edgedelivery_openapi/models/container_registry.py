@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Mapping
-from typing import Any, Self, TypeVar, cast
+from typing import Any, Self, TypeVar
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -176,41 +176,29 @@ class ContainerRegistry:
 
         last_password_symbols = d.pop("lastPasswordSymbols", UNSET)
 
-        def _parse_created_at(data: object) -> datetime.datetime | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
+        created_at = d.pop("createdAt", UNSET)
+        if created_at is not None and not isinstance(created_at, Unset):
             try:
-                if not isinstance(data, str):
+                if not isinstance(created_at, str):
                     raise TypeError()
-                created_at_type_0 = datetime.datetime.fromisoformat(data.upper())
+                created_at_type_0 = datetime.datetime.fromisoformat(created_at.upper())
 
-                return created_at_type_0
+                created_at = created_at_type_0
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(datetime.datetime | None | Unset, data)
-
-        created_at = _parse_created_at(d.pop("createdAt", UNSET))
 
         is_public = d.pop("isPublic", UNSET)
 
-        def _parse_last_updated_at(data: object) -> datetime.datetime | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
+        last_updated_at = d.pop("lastUpdatedAt", UNSET)
+        if last_updated_at is not None and not isinstance(last_updated_at, Unset):
             try:
-                if not isinstance(data, str):
+                if not isinstance(last_updated_at, str):
                     raise TypeError()
-                last_updated_at_type_0 = datetime.datetime.fromisoformat(data.upper())
+                last_updated_at_type_0 = datetime.datetime.fromisoformat(last_updated_at.upper())
 
-                return last_updated_at_type_0
+                last_updated_at = last_updated_at_type_0
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(datetime.datetime | None | Unset, data)
-
-        last_updated_at = _parse_last_updated_at(d.pop("lastUpdatedAt", UNSET))
 
         container_registry = cls(
             id=id,

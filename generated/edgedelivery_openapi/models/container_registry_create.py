@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -73,44 +73,30 @@ class ContainerRegistryCreate:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
-        from ..models.password_credentials import PasswordCredentials
-
         d = dict(src_dict)
         display_name = d.pop("displayName")
 
-        def _parse_type_(data: object) -> ContainerRegistryType | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
+        type_ = d.pop("type", UNSET)
+        if type_ is not None and not isinstance(type_, Unset):
             try:
-                if not isinstance(data, str):
+                if not isinstance(type_, str):
                     raise TypeError()
-                type_type_1 = ContainerRegistryType(data)
+                type_type_1 = ContainerRegistryType(type_)
 
-                return type_type_1
+                type_ = type_type_1
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(ContainerRegistryType | None | Unset, data)
 
-        type_ = _parse_type_(d.pop("type", UNSET))
-
-        def _parse_password_credentials(data: object) -> None | PasswordCredentials | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
+        password_credentials = d.pop("passwordCredentials", UNSET)
+        if password_credentials is not None and not isinstance(password_credentials, Unset):
             try:
-                if not isinstance(data, dict):
+                if not isinstance(password_credentials, dict):
                     raise TypeError()
-                password_credentials_type_1 = PasswordCredentials.from_dict(data)
+                password_credentials_type_1 = PasswordCredentials.from_dict(password_credentials)
 
-                return password_credentials_type_1
+                password_credentials = password_credentials_type_1
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(None | PasswordCredentials | Unset, data)
-
-        password_credentials = _parse_password_credentials(d.pop("passwordCredentials", UNSET))
 
         container_registry_create = cls(
             display_name=display_name,
@@ -136,3 +122,6 @@ class ContainerRegistryCreate:
 
     def __contains__(self, key: str) -> bool:
         return key in self.additional_properties
+
+
+from ..models.password_credentials import PasswordCredentials

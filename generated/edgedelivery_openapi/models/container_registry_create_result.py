@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Self, TypeVar, cast
+from typing import Any, Self, TypeVar
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -72,22 +72,16 @@ class ContainerRegistryCreateResult:
 
         error = d.pop("error", UNSET)
 
-        def _parse_status(data: object) -> ContainerRegistrySaveStatus | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
+        status = d.pop("status", UNSET)
+        if status is not None and not isinstance(status, Unset):
             try:
-                if not isinstance(data, str):
+                if not isinstance(status, str):
                     raise TypeError()
-                status_type_1 = ContainerRegistrySaveStatus(data)
+                status_type_1 = ContainerRegistrySaveStatus(status)
 
-                return status_type_1
+                status = status_type_1
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(ContainerRegistrySaveStatus | None | Unset, data)
-
-        status = _parse_status(d.pop("status", UNSET))
 
         container_registry_create_result = cls(
             id=id,

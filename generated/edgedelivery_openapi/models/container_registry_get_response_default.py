@@ -81,8 +81,6 @@ class ContainerRegistryGetResponseDefault:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
-        from ..models.field_error import FieldError
-
         d = dict(src_dict)
         title = d.pop("title", UNSET)
 
@@ -133,3 +131,6 @@ class ContainerRegistryGetResponseDefault:
 
     def __contains__(self, key: str) -> bool:
         return key in self.additional_properties
+
+
+from ..models.field_error import FieldError

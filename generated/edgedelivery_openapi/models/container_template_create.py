@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -202,12 +202,6 @@ class ContainerTemplateCreate:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
-        from ..models.endpoint_create import EndpointCreate
-        from ..models.entry_point import EntryPoint
-        from ..models.environment_variable import EnvironmentVariable
-        from ..models.probes import Probes
-        from ..models.volume_mount import VolumeMount
-
         d = dict(src_dict)
         name = d.pop("name")
 
@@ -223,157 +217,110 @@ class ContainerTemplateCreate:
 
         image_digest = d.pop("imageDigest", UNSET)
 
-        def _parse_entry_point(data: object) -> EntryPoint | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
+        entry_point = d.pop("entryPoint", UNSET)
+        if entry_point is not None and not isinstance(entry_point, Unset):
             try:
-                if not isinstance(data, dict):
+                if not isinstance(entry_point, dict):
                     raise TypeError()
-                entry_point_type_1 = EntryPoint.from_dict(data)
+                entry_point_type_1 = EntryPoint.from_dict(entry_point)
 
-                return entry_point_type_1
+                entry_point = entry_point_type_1
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(EntryPoint | None | Unset, data)
 
-        entry_point = _parse_entry_point(d.pop("entryPoint", UNSET))
-
-        def _parse_probes(data: object) -> None | Probes | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
+        probes = d.pop("probes", UNSET)
+        if probes is not None and not isinstance(probes, Unset):
             try:
-                if not isinstance(data, dict):
+                if not isinstance(probes, dict):
                     raise TypeError()
-                probes_type_1 = Probes.from_dict(data)
+                probes_type_1 = Probes.from_dict(probes)
 
-                return probes_type_1
+                probes = probes_type_1
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(None | Probes | Unset, data)
 
-        probes = _parse_probes(d.pop("probes", UNSET))
-
-        def _parse_environment_variables(
-            data: object,
-        ) -> list[EnvironmentVariable | None] | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
+        environment_variables = d.pop("environmentVariables", UNSET)
+        if environment_variables is not None and not isinstance(environment_variables, Unset):
             try:
-                if not isinstance(data, list):
+                if not isinstance(environment_variables, list):
                     raise TypeError()
                 environment_variables_type_0 = []
-                _environment_variables_type_0 = data
+                _environment_variables_type_0 = environment_variables
                 for environment_variables_type_0_item_data in _environment_variables_type_0:
-
-                    def _parse_environment_variables_type_0_item(
-                        data: object,
-                    ) -> EnvironmentVariable | None:
-                        if data is None:
-                            return data
+                    environment_variables_type_0_item = environment_variables_type_0_item_data
+                    if environment_variables_type_0_item is not None:
                         try:
-                            if not isinstance(data, dict):
+                            if not isinstance(environment_variables_type_0_item, dict):
                                 raise TypeError()
                             environment_variables_type_0_item_type_1 = (
-                                EnvironmentVariable.from_dict(data)
+                                EnvironmentVariable.from_dict(environment_variables_type_0_item)
                             )
 
-                            return environment_variables_type_0_item_type_1
+                            environment_variables_type_0_item = (
+                                environment_variables_type_0_item_type_1
+                            )
                         except (TypeError, ValueError, AttributeError, KeyError):
                             pass
-                        return cast(EnvironmentVariable | None, data)
-
-                    environment_variables_type_0_item = _parse_environment_variables_type_0_item(
-                        environment_variables_type_0_item_data
-                    )
 
                     environment_variables_type_0.append(environment_variables_type_0_item)
 
-                return environment_variables_type_0
+                environment_variables = environment_variables_type_0
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(list[EnvironmentVariable | None] | None | Unset, data)
 
-        environment_variables = _parse_environment_variables(d.pop("environmentVariables", UNSET))
-
-        def _parse_endpoints(data: object) -> list[EndpointCreate | None] | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
+        endpoints = d.pop("endpoints", UNSET)
+        if endpoints is not None and not isinstance(endpoints, Unset):
             try:
-                if not isinstance(data, list):
+                if not isinstance(endpoints, list):
                     raise TypeError()
                 endpoints_type_0 = []
-                _endpoints_type_0 = data
+                _endpoints_type_0 = endpoints
                 for endpoints_type_0_item_data in _endpoints_type_0:
-
-                    def _parse_endpoints_type_0_item(data: object) -> EndpointCreate | None:
-                        if data is None:
-                            return data
+                    endpoints_type_0_item = endpoints_type_0_item_data
+                    if endpoints_type_0_item is not None:
                         try:
-                            if not isinstance(data, dict):
+                            if not isinstance(endpoints_type_0_item, dict):
                                 raise TypeError()
-                            endpoints_type_0_item_type_1 = EndpointCreate.from_dict(data)
+                            endpoints_type_0_item_type_1 = EndpointCreate.from_dict(
+                                endpoints_type_0_item
+                            )
 
-                            return endpoints_type_0_item_type_1
+                            endpoints_type_0_item = endpoints_type_0_item_type_1
                         except (TypeError, ValueError, AttributeError, KeyError):
                             pass
-                        return cast(EndpointCreate | None, data)
-
-                    endpoints_type_0_item = _parse_endpoints_type_0_item(endpoints_type_0_item_data)
 
                     endpoints_type_0.append(endpoints_type_0_item)
 
-                return endpoints_type_0
+                endpoints = endpoints_type_0
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(list[EndpointCreate | None] | None | Unset, data)
 
-        endpoints = _parse_endpoints(d.pop("endpoints", UNSET))
-
-        def _parse_volume_mounts(data: object) -> list[None | VolumeMount] | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
+        volume_mounts = d.pop("volumeMounts", UNSET)
+        if volume_mounts is not None and not isinstance(volume_mounts, Unset):
             try:
-                if not isinstance(data, list):
+                if not isinstance(volume_mounts, list):
                     raise TypeError()
                 volume_mounts_type_0 = []
-                _volume_mounts_type_0 = data
+                _volume_mounts_type_0 = volume_mounts
                 for volume_mounts_type_0_item_data in _volume_mounts_type_0:
-
-                    def _parse_volume_mounts_type_0_item(data: object) -> None | VolumeMount:
-                        if data is None:
-                            return data
+                    volume_mounts_type_0_item = volume_mounts_type_0_item_data
+                    if volume_mounts_type_0_item is not None:
                         try:
-                            if not isinstance(data, dict):
+                            if not isinstance(volume_mounts_type_0_item, dict):
                                 raise TypeError()
-                            volume_mounts_type_0_item_type_1 = VolumeMount.from_dict(data)
+                            volume_mounts_type_0_item_type_1 = VolumeMount.from_dict(
+                                volume_mounts_type_0_item
+                            )
 
-                            return volume_mounts_type_0_item_type_1
+                            volume_mounts_type_0_item = volume_mounts_type_0_item_type_1
                         except (TypeError, ValueError, AttributeError, KeyError):
                             pass
-                        return cast(None | VolumeMount, data)
-
-                    volume_mounts_type_0_item = _parse_volume_mounts_type_0_item(
-                        volume_mounts_type_0_item_data
-                    )
 
                     volume_mounts_type_0.append(volume_mounts_type_0_item)
 
-                return volume_mounts_type_0
+                volume_mounts = volume_mounts_type_0
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(list[None | VolumeMount] | None | Unset, data)
-
-        volume_mounts = _parse_volume_mounts(d.pop("volumeMounts", UNSET))
 
         container_template_create = cls(
             name=name,
@@ -408,3 +355,10 @@ class ContainerTemplateCreate:
 
     def __contains__(self, key: str) -> bool:
         return key in self.additional_properties
+
+
+from ..models.endpoint_create import EndpointCreate
+from ..models.entry_point import EntryPoint
+from ..models.environment_variable import EnvironmentVariable
+from ..models.probes import Probes
+from ..models.volume_mount import VolumeMount

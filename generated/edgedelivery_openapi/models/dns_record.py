@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -236,10 +236,6 @@ class DnsRecord:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
-        from ..models.dns_record_environmental_variable import (
-            DnsRecordEnvironmentalVariable,
-        )
-
         d = dict(src_dict)
         ttl = d.pop("Ttl", UNSET)
 
@@ -271,51 +267,36 @@ class DnsRecord:
 
         disabled = d.pop("Disabled", UNSET)
 
-        def _parse_enviromental_variables(
-            data: object,
-        ) -> list[DnsRecordEnvironmentalVariable | None] | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
+        enviromental_variables = d.pop("EnviromentalVariables", UNSET)
+        if enviromental_variables is not None and not isinstance(enviromental_variables, Unset):
             try:
-                if not isinstance(data, list):
+                if not isinstance(enviromental_variables, list):
                     raise TypeError()
                 enviromental_variables_type_0 = []
-                _enviromental_variables_type_0 = data
+                _enviromental_variables_type_0 = enviromental_variables
                 for enviromental_variables_type_0_item_data in _enviromental_variables_type_0:
-
-                    def _parse_enviromental_variables_type_0_item(
-                        data: object,
-                    ) -> DnsRecordEnvironmentalVariable | None:
-                        if data is None:
-                            return data
+                    enviromental_variables_type_0_item = enviromental_variables_type_0_item_data
+                    if enviromental_variables_type_0_item is not None:
                         try:
-                            if not isinstance(data, dict):
+                            if not isinstance(enviromental_variables_type_0_item, dict):
                                 raise TypeError()
                             enviromental_variables_type_0_item_type_1 = (
-                                DnsRecordEnvironmentalVariable.from_dict(data)
+                                DnsRecordEnvironmentalVariable.from_dict(
+                                    enviromental_variables_type_0_item
+                                )
                             )
 
-                            return enviromental_variables_type_0_item_type_1
+                            enviromental_variables_type_0_item = (
+                                enviromental_variables_type_0_item_type_1
+                            )
                         except (TypeError, ValueError, AttributeError, KeyError):
                             pass
-                        return cast(DnsRecordEnvironmentalVariable | None, data)
-
-                    enviromental_variables_type_0_item = _parse_enviromental_variables_type_0_item(
-                        enviromental_variables_type_0_item_data
-                    )
 
                     enviromental_variables_type_0.append(enviromental_variables_type_0_item)
 
-                return enviromental_variables_type_0
+                enviromental_variables = enviromental_variables_type_0
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(list[DnsRecordEnvironmentalVariable | None] | None | Unset, data)
-
-        enviromental_variables = _parse_enviromental_variables(
-            d.pop("EnviromentalVariables", UNSET)
-        )
 
         comment = d.pop("Comment", UNSET)
 
@@ -360,3 +341,6 @@ class DnsRecord:
 
     def __contains__(self, key: str) -> bool:
         return key in self.additional_properties
+
+
+from ..models.dns_record_environmental_variable import DnsRecordEnvironmentalVariable

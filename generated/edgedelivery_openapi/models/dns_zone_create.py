@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -68,46 +68,33 @@ class DnsZoneCreate:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
-        from ..models.dns_record import DnsRecord
-
         d = dict(src_dict)
         domain = d.pop("Domain")
 
-        def _parse_records(data: object) -> list[DnsRecord | None] | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
+        records = d.pop("Records", UNSET)
+        if records is not None and not isinstance(records, Unset):
             try:
-                if not isinstance(data, list):
+                if not isinstance(records, list):
                     raise TypeError()
                 records_type_0 = []
-                _records_type_0 = data
+                _records_type_0 = records
                 for records_type_0_item_data in _records_type_0:
-
-                    def _parse_records_type_0_item(data: object) -> DnsRecord | None:
-                        if data is None:
-                            return data
+                    records_type_0_item = records_type_0_item_data
+                    if records_type_0_item is not None:
                         try:
-                            if not isinstance(data, dict):
+                            if not isinstance(records_type_0_item, dict):
                                 raise TypeError()
-                            records_type_0_item_type_1 = DnsRecord.from_dict(data)
+                            records_type_0_item_type_1 = DnsRecord.from_dict(records_type_0_item)
 
-                            return records_type_0_item_type_1
+                            records_type_0_item = records_type_0_item_type_1
                         except (TypeError, ValueError, AttributeError, KeyError):
                             pass
-                        return cast(DnsRecord | None, data)
-
-                    records_type_0_item = _parse_records_type_0_item(records_type_0_item_data)
 
                     records_type_0.append(records_type_0_item)
 
-                return records_type_0
+                records = records_type_0
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(list[DnsRecord | None] | None | Unset, data)
-
-        records = _parse_records(d.pop("Records", UNSET))
 
         dns_zone_create = cls(
             domain=domain,
@@ -132,3 +119,6 @@ class DnsZoneCreate:
 
     def __contains__(self, key: str) -> bool:
         return key in self.additional_properties
+
+
+from ..models.dns_record import DnsRecord

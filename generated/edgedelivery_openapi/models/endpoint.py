@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -165,10 +165,6 @@ class Endpoint:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
-        from ..models.ip_address import IpAddress
-        from ..models.port_mapping import PortMapping
-        from ..models.sticky_sessions import StickySessions
-
         d = dict(src_dict)
         id = d.pop("id", UNSET)
 
@@ -180,136 +176,99 @@ class Endpoint:
 
         pull_zone_id = d.pop("pullZoneId", UNSET)
 
-        def _parse_port_mappings(data: object) -> list[None | PortMapping] | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
+        port_mappings = d.pop("portMappings", UNSET)
+        if port_mappings is not None and not isinstance(port_mappings, Unset):
             try:
-                if not isinstance(data, list):
+                if not isinstance(port_mappings, list):
                     raise TypeError()
                 port_mappings_type_0 = []
-                _port_mappings_type_0 = data
+                _port_mappings_type_0 = port_mappings
                 for port_mappings_type_0_item_data in _port_mappings_type_0:
-
-                    def _parse_port_mappings_type_0_item(data: object) -> None | PortMapping:
-                        if data is None:
-                            return data
+                    port_mappings_type_0_item = port_mappings_type_0_item_data
+                    if port_mappings_type_0_item is not None:
                         try:
-                            if not isinstance(data, dict):
+                            if not isinstance(port_mappings_type_0_item, dict):
                                 raise TypeError()
-                            port_mappings_type_0_item_type_1 = PortMapping.from_dict(data)
+                            port_mappings_type_0_item_type_1 = PortMapping.from_dict(
+                                port_mappings_type_0_item
+                            )
 
-                            return port_mappings_type_0_item_type_1
+                            port_mappings_type_0_item = port_mappings_type_0_item_type_1
                         except (TypeError, ValueError, AttributeError, KeyError):
                             pass
-                        return cast(None | PortMapping, data)
-
-                    port_mappings_type_0_item = _parse_port_mappings_type_0_item(
-                        port_mappings_type_0_item_data
-                    )
 
                     port_mappings_type_0.append(port_mappings_type_0_item)
 
-                return port_mappings_type_0
+                port_mappings = port_mappings_type_0
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(list[None | PortMapping] | None | Unset, data)
 
-        port_mappings = _parse_port_mappings(d.pop("portMappings", UNSET))
-
-        def _parse_sticky_sessions(data: object) -> None | StickySessions | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
+        sticky_sessions = d.pop("stickySessions", UNSET)
+        if sticky_sessions is not None and not isinstance(sticky_sessions, Unset):
             try:
-                if not isinstance(data, dict):
+                if not isinstance(sticky_sessions, dict):
                     raise TypeError()
-                sticky_sessions_type_1 = StickySessions.from_dict(data)
+                sticky_sessions_type_1 = StickySessions.from_dict(sticky_sessions)
 
-                return sticky_sessions_type_1
+                sticky_sessions = sticky_sessions_type_1
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(None | StickySessions | Unset, data)
 
-        sticky_sessions = _parse_sticky_sessions(d.pop("stickySessions", UNSET))
-
-        def _parse_internal_ip_addresses(data: object) -> list[IpAddress | None] | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
+        internal_ip_addresses = d.pop("internalIpAddresses", UNSET)
+        if internal_ip_addresses is not None and not isinstance(internal_ip_addresses, Unset):
             try:
-                if not isinstance(data, list):
+                if not isinstance(internal_ip_addresses, list):
                     raise TypeError()
                 internal_ip_addresses_type_0 = []
-                _internal_ip_addresses_type_0 = data
+                _internal_ip_addresses_type_0 = internal_ip_addresses
                 for internal_ip_addresses_type_0_item_data in _internal_ip_addresses_type_0:
-
-                    def _parse_internal_ip_addresses_type_0_item(data: object) -> IpAddress | None:
-                        if data is None:
-                            return data
+                    internal_ip_addresses_type_0_item = internal_ip_addresses_type_0_item_data
+                    if internal_ip_addresses_type_0_item is not None:
                         try:
-                            if not isinstance(data, dict):
+                            if not isinstance(internal_ip_addresses_type_0_item, dict):
                                 raise TypeError()
-                            internal_ip_addresses_type_0_item_type_1 = IpAddress.from_dict(data)
+                            internal_ip_addresses_type_0_item_type_1 = IpAddress.from_dict(
+                                internal_ip_addresses_type_0_item
+                            )
 
-                            return internal_ip_addresses_type_0_item_type_1
+                            internal_ip_addresses_type_0_item = (
+                                internal_ip_addresses_type_0_item_type_1
+                            )
                         except (TypeError, ValueError, AttributeError, KeyError):
                             pass
-                        return cast(IpAddress | None, data)
-
-                    internal_ip_addresses_type_0_item = _parse_internal_ip_addresses_type_0_item(
-                        internal_ip_addresses_type_0_item_data
-                    )
 
                     internal_ip_addresses_type_0.append(internal_ip_addresses_type_0_item)
 
-                return internal_ip_addresses_type_0
+                internal_ip_addresses = internal_ip_addresses_type_0
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(list[IpAddress | None] | None | Unset, data)
 
-        internal_ip_addresses = _parse_internal_ip_addresses(d.pop("internalIpAddresses", UNSET))
-
-        def _parse_public_ip_addresses(data: object) -> list[IpAddress | None] | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
+        public_ip_addresses = d.pop("publicIpAddresses", UNSET)
+        if public_ip_addresses is not None and not isinstance(public_ip_addresses, Unset):
             try:
-                if not isinstance(data, list):
+                if not isinstance(public_ip_addresses, list):
                     raise TypeError()
                 public_ip_addresses_type_0 = []
-                _public_ip_addresses_type_0 = data
+                _public_ip_addresses_type_0 = public_ip_addresses
                 for public_ip_addresses_type_0_item_data in _public_ip_addresses_type_0:
-
-                    def _parse_public_ip_addresses_type_0_item(data: object) -> IpAddress | None:
-                        if data is None:
-                            return data
+                    public_ip_addresses_type_0_item = public_ip_addresses_type_0_item_data
+                    if public_ip_addresses_type_0_item is not None:
                         try:
-                            if not isinstance(data, dict):
+                            if not isinstance(public_ip_addresses_type_0_item, dict):
                                 raise TypeError()
-                            public_ip_addresses_type_0_item_type_1 = IpAddress.from_dict(data)
+                            public_ip_addresses_type_0_item_type_1 = IpAddress.from_dict(
+                                public_ip_addresses_type_0_item
+                            )
 
-                            return public_ip_addresses_type_0_item_type_1
+                            public_ip_addresses_type_0_item = public_ip_addresses_type_0_item_type_1
                         except (TypeError, ValueError, AttributeError, KeyError):
                             pass
-                        return cast(IpAddress | None, data)
-
-                    public_ip_addresses_type_0_item = _parse_public_ip_addresses_type_0_item(
-                        public_ip_addresses_type_0_item_data
-                    )
 
                     public_ip_addresses_type_0.append(public_ip_addresses_type_0_item)
 
-                return public_ip_addresses_type_0
+                public_ip_addresses = public_ip_addresses_type_0
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(list[IpAddress | None] | None | Unset, data)
-
-        public_ip_addresses = _parse_public_ip_addresses(d.pop("publicIpAddresses", UNSET))
 
         endpoint = cls(
             id=id,
@@ -341,3 +300,8 @@ class Endpoint:
 
     def __contains__(self, key: str) -> bool:
         return key in self.additional_properties
+
+
+from ..models.ip_address import IpAddress
+from ..models.port_mapping import PortMapping
+from ..models.sticky_sessions import StickySessions

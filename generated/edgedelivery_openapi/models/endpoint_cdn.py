@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -76,50 +76,37 @@ class EndpointCdn:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
-        from ..models.port_mapping import PortMapping
-
         d = dict(src_dict)
         is_ssl_enabled = d.pop("isSslEnabled", UNSET)
 
         pull_zone_id = d.pop("pullZoneId", UNSET)
 
-        def _parse_port_mappings(data: object) -> list[None | PortMapping] | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
+        port_mappings = d.pop("portMappings", UNSET)
+        if port_mappings is not None and not isinstance(port_mappings, Unset):
             try:
-                if not isinstance(data, list):
+                if not isinstance(port_mappings, list):
                     raise TypeError()
                 port_mappings_type_0 = []
-                _port_mappings_type_0 = data
+                _port_mappings_type_0 = port_mappings
                 for port_mappings_type_0_item_data in _port_mappings_type_0:
-
-                    def _parse_port_mappings_type_0_item(data: object) -> None | PortMapping:
-                        if data is None:
-                            return data
+                    port_mappings_type_0_item = port_mappings_type_0_item_data
+                    if port_mappings_type_0_item is not None:
                         try:
-                            if not isinstance(data, dict):
+                            if not isinstance(port_mappings_type_0_item, dict):
                                 raise TypeError()
-                            port_mappings_type_0_item_type_1 = PortMapping.from_dict(data)
+                            port_mappings_type_0_item_type_1 = PortMapping.from_dict(
+                                port_mappings_type_0_item
+                            )
 
-                            return port_mappings_type_0_item_type_1
+                            port_mappings_type_0_item = port_mappings_type_0_item_type_1
                         except (TypeError, ValueError, AttributeError, KeyError):
                             pass
-                        return cast(None | PortMapping, data)
-
-                    port_mappings_type_0_item = _parse_port_mappings_type_0_item(
-                        port_mappings_type_0_item_data
-                    )
 
                     port_mappings_type_0.append(port_mappings_type_0_item)
 
-                return port_mappings_type_0
+                port_mappings = port_mappings_type_0
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(list[None | PortMapping] | None | Unset, data)
-
-        port_mappings = _parse_port_mappings(d.pop("portMappings", UNSET))
 
         endpoint_cdn = cls(
             is_ssl_enabled=is_ssl_enabled,
@@ -145,3 +132,6 @@ class EndpointCdn:
 
     def __contains__(self, key: str) -> bool:
         return key in self.additional_properties
+
+
+from ..models.port_mapping import PortMapping

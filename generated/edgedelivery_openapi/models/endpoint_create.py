@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -59,27 +59,19 @@ class EndpointCreate:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
-        from ..models.endpoint_cdn import EndpointCdn
-
         d = dict(src_dict)
         display_name = d.pop("displayName", UNSET)
 
-        def _parse_cdn(data: object) -> EndpointCdn | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
+        cdn = d.pop("cdn", UNSET)
+        if cdn is not None and not isinstance(cdn, Unset):
             try:
-                if not isinstance(data, dict):
+                if not isinstance(cdn, dict):
                     raise TypeError()
-                cdn_type_1 = EndpointCdn.from_dict(data)
+                cdn_type_1 = EndpointCdn.from_dict(cdn)
 
-                return cdn_type_1
+                cdn = cdn_type_1
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(EndpointCdn | None | Unset, data)
-
-        cdn = _parse_cdn(d.pop("cdn", UNSET))
 
         endpoint_create = cls(
             display_name=display_name,
@@ -104,3 +96,6 @@ class EndpointCreate:
 
     def __contains__(self, key: str) -> bool:
         return key in self.additional_properties
+
+
+from ..models.endpoint_cdn import EndpointCdn

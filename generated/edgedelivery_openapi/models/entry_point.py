@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Self, TypeVar, cast
+from typing import Any, Self, TypeVar
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -89,41 +89,11 @@ class EntryPoint:
         d = dict(src_dict)
         command = d.pop("command", UNSET)
 
-        def _parse_command_array(data: object) -> list[str] | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            try:
-                if not isinstance(data, list):
-                    raise TypeError()
-                command_array_type_0 = cast(list[str], data)
-
-                return command_array_type_0
-            except (TypeError, ValueError, AttributeError, KeyError):
-                pass
-            return cast(list[str] | None | Unset, data)
-
-        command_array = _parse_command_array(d.pop("commandArray", UNSET))
+        command_array = d.pop("commandArray", UNSET)
 
         arguments = d.pop("arguments", UNSET)
 
-        def _parse_arguments_array(data: object) -> list[str] | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            try:
-                if not isinstance(data, list):
-                    raise TypeError()
-                arguments_array_type_0 = cast(list[str], data)
-
-                return arguments_array_type_0
-            except (TypeError, ValueError, AttributeError, KeyError):
-                pass
-            return cast(list[str] | None | Unset, data)
-
-        arguments_array = _parse_arguments_array(d.pop("argumentsArray", UNSET))
+        arguments_array = d.pop("argumentsArray", UNSET)
 
         working_directory = d.pop("workingDirectory", UNSET)
 

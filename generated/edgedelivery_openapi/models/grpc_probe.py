@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -48,26 +48,17 @@ class GrpcProbe:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
-        from ..models.grpc_probe_request_type_0 import GrpcProbeRequestType0
-
         d = dict(src_dict)
-
-        def _parse_request(data: object) -> GrpcProbeRequestType0 | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
+        request = d.pop("request", UNSET)
+        if request is not None and not isinstance(request, Unset):
             try:
-                if not isinstance(data, dict):
+                if not isinstance(request, dict):
                     raise TypeError()
-                request_type_0 = GrpcProbeRequestType0.from_dict(data)
+                request_type_0 = GrpcProbeRequestType0.from_dict(request)
 
-                return request_type_0
+                request = request_type_0
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(GrpcProbeRequestType0 | None | Unset, data)
-
-        request = _parse_request(d.pop("request", UNSET))
 
         grpc_probe = cls(
             request=request,
@@ -91,3 +82,6 @@ class GrpcProbe:
 
     def __contains__(self, key: str) -> bool:
         return key in self.additional_properties
+
+
+from ..models.grpc_probe_request_type_0 import GrpcProbeRequestType0

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -62,44 +62,28 @@ class HttpGetProbe:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
-        from ..models.http_get_probe_request_type_0 import HttpGetProbeRequestType0
-        from ..models.http_get_probe_response_type_0 import HttpGetProbeResponseType0
-
         d = dict(src_dict)
-
-        def _parse_request(data: object) -> HttpGetProbeRequestType0 | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
+        request = d.pop("request", UNSET)
+        if request is not None and not isinstance(request, Unset):
             try:
-                if not isinstance(data, dict):
+                if not isinstance(request, dict):
                     raise TypeError()
-                request_type_0 = HttpGetProbeRequestType0.from_dict(data)
+                request_type_0 = HttpGetProbeRequestType0.from_dict(request)
 
-                return request_type_0
+                request = request_type_0
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(HttpGetProbeRequestType0 | None | Unset, data)
 
-        request = _parse_request(d.pop("request", UNSET))
-
-        def _parse_response(data: object) -> HttpGetProbeResponseType0 | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
+        response = d.pop("response", UNSET)
+        if response is not None and not isinstance(response, Unset):
             try:
-                if not isinstance(data, dict):
+                if not isinstance(response, dict):
                     raise TypeError()
-                response_type_0 = HttpGetProbeResponseType0.from_dict(data)
+                response_type_0 = HttpGetProbeResponseType0.from_dict(response)
 
-                return response_type_0
+                response = response_type_0
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(HttpGetProbeResponseType0 | None | Unset, data)
-
-        response = _parse_response(d.pop("response", UNSET))
 
         http_get_probe = cls(
             request=request,
@@ -124,3 +108,7 @@ class HttpGetProbe:
 
     def __contains__(self, key: str) -> bool:
         return key in self.additional_properties
+
+
+from ..models.http_get_probe_request_type_0 import HttpGetProbeRequestType0
+from ..models.http_get_probe_response_type_0 import HttpGetProbeResponseType0

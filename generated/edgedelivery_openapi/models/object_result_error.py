@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -114,75 +114,41 @@ class ObjectResultError:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
-        from ..models.object_result_error_formatters_type_0_item_type_0 import (
-            ObjectResultErrorFormattersType0ItemType0,
-        )
-
         d = dict(src_dict)
         location = d.pop("location", UNSET)
 
         value = d.pop("value", UNSET)
 
-        def _parse_formatters(
-            data: object,
-        ) -> list[None | ObjectResultErrorFormattersType0ItemType0] | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
+        formatters = d.pop("formatters", UNSET)
+        if formatters is not None and not isinstance(formatters, Unset):
             try:
-                if not isinstance(data, list):
+                if not isinstance(formatters, list):
                     raise TypeError()
                 formatters_type_0 = []
-                _formatters_type_0 = data
+                _formatters_type_0 = formatters
                 for formatters_type_0_item_data in _formatters_type_0:
-
-                    def _parse_formatters_type_0_item(
-                        data: object,
-                    ) -> None | ObjectResultErrorFormattersType0ItemType0:
-                        if data is None:
-                            return data
+                    formatters_type_0_item = formatters_type_0_item_data
+                    if formatters_type_0_item is not None:
                         try:
-                            if not isinstance(data, dict):
+                            if not isinstance(formatters_type_0_item, dict):
                                 raise TypeError()
                             formatters_type_0_item_type_0 = (
-                                ObjectResultErrorFormattersType0ItemType0.from_dict(data)
+                                ObjectResultErrorFormattersType0ItemType0.from_dict(
+                                    formatters_type_0_item
+                                )
                             )
 
-                            return formatters_type_0_item_type_0
+                            formatters_type_0_item = formatters_type_0_item_type_0
                         except (TypeError, ValueError, AttributeError, KeyError):
                             pass
-                        return cast(None | ObjectResultErrorFormattersType0ItemType0, data)
-
-                    formatters_type_0_item = _parse_formatters_type_0_item(
-                        formatters_type_0_item_data
-                    )
 
                     formatters_type_0.append(formatters_type_0_item)
 
-                return formatters_type_0
+                formatters = formatters_type_0
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(list[None | ObjectResultErrorFormattersType0ItemType0] | None | Unset, data)
 
-        formatters = _parse_formatters(d.pop("formatters", UNSET))
-
-        def _parse_content_types(data: object) -> list[str] | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            try:
-                if not isinstance(data, list):
-                    raise TypeError()
-                content_types_type_0 = cast(list[str], data)
-
-                return content_types_type_0
-            except (TypeError, ValueError, AttributeError, KeyError):
-                pass
-            return cast(list[str] | None | Unset, data)
-
-        content_types = _parse_content_types(d.pop("contentTypes", UNSET))
+        content_types = d.pop("contentTypes", UNSET)
 
         declared_type = d.pop("declaredType", UNSET)
 
@@ -215,3 +181,8 @@ class ObjectResultError:
 
     def __contains__(self, key: str) -> bool:
         return key in self.additional_properties
+
+
+from ..models.object_result_error_formatters_type_0_item_type_0 import (
+    ObjectResultErrorFormattersType0ItemType0,
+)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Self, TypeVar, cast
+from typing import Any, Self, TypeVar
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -68,22 +68,7 @@ class PortMapping:
 
         exposed_port = d.pop("exposedPort", UNSET)
 
-        def _parse_protocols(data: object) -> list[Any] | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            try:
-                if not isinstance(data, list):
-                    raise TypeError()
-                protocols_type_0 = cast(list[Any], data)
-
-                return protocols_type_0
-            except (TypeError, ValueError, AttributeError, KeyError):
-                pass
-            return cast(list[Any] | None | Unset, data)
-
-        protocols = _parse_protocols(d.pop("protocols", UNSET))
+        protocols = d.pop("protocols", UNSET)
 
         port_mapping = cls(
             container_port=container_port,

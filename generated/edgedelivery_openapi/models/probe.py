@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -127,10 +127,6 @@ class Probe:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
-        from ..models.grpc_probe import GrpcProbe
-        from ..models.http_get_probe import HttpGetProbe
-        from ..models.tcp_socket_probe import TcpSocketProbe
-
         d = dict(src_dict)
         initial_delay_seconds = d.pop("initialDelaySeconds", UNSET)
 
@@ -142,56 +138,38 @@ class Probe:
 
         success_threshold = d.pop("successThreshold", UNSET)
 
-        def _parse_http_get(data: object) -> HttpGetProbe | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
+        http_get = d.pop("httpGet", UNSET)
+        if http_get is not None and not isinstance(http_get, Unset):
             try:
-                if not isinstance(data, dict):
+                if not isinstance(http_get, dict):
                     raise TypeError()
-                http_get_type_1 = HttpGetProbe.from_dict(data)
+                http_get_type_1 = HttpGetProbe.from_dict(http_get)
 
-                return http_get_type_1
+                http_get = http_get_type_1
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(HttpGetProbe | None | Unset, data)
 
-        http_get = _parse_http_get(d.pop("httpGet", UNSET))
-
-        def _parse_tcp_socket(data: object) -> None | TcpSocketProbe | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
+        tcp_socket = d.pop("tcpSocket", UNSET)
+        if tcp_socket is not None and not isinstance(tcp_socket, Unset):
             try:
-                if not isinstance(data, dict):
+                if not isinstance(tcp_socket, dict):
                     raise TypeError()
-                tcp_socket_type_1 = TcpSocketProbe.from_dict(data)
+                tcp_socket_type_1 = TcpSocketProbe.from_dict(tcp_socket)
 
-                return tcp_socket_type_1
+                tcp_socket = tcp_socket_type_1
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(None | TcpSocketProbe | Unset, data)
 
-        tcp_socket = _parse_tcp_socket(d.pop("tcpSocket", UNSET))
-
-        def _parse_grpc(data: object) -> GrpcProbe | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
+        grpc = d.pop("grpc", UNSET)
+        if grpc is not None and not isinstance(grpc, Unset):
             try:
-                if not isinstance(data, dict):
+                if not isinstance(grpc, dict):
                     raise TypeError()
-                grpc_type_1 = GrpcProbe.from_dict(data)
+                grpc_type_1 = GrpcProbe.from_dict(grpc)
 
-                return grpc_type_1
+                grpc = grpc_type_1
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(GrpcProbe | None | Unset, data)
-
-        grpc = _parse_grpc(d.pop("grpc", UNSET))
 
         probe = cls(
             initial_delay_seconds=initial_delay_seconds,
@@ -222,3 +200,8 @@ class Probe:
 
     def __contains__(self, key: str) -> bool:
         return key in self.additional_properties
+
+
+from ..models.grpc_probe import GrpcProbe
+from ..models.http_get_probe import HttpGetProbe
+from ..models.tcp_socket_probe import TcpSocketProbe

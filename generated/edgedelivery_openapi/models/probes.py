@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -73,60 +73,39 @@ class Probes:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
-        from ..models.probe import Probe
-
         d = dict(src_dict)
-
-        def _parse_startup(data: object) -> None | Probe | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
+        startup = d.pop("startup", UNSET)
+        if startup is not None and not isinstance(startup, Unset):
             try:
-                if not isinstance(data, dict):
+                if not isinstance(startup, dict):
                     raise TypeError()
-                startup_type_1 = Probe.from_dict(data)
+                startup_type_1 = Probe.from_dict(startup)
 
-                return startup_type_1
+                startup = startup_type_1
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(None | Probe | Unset, data)
 
-        startup = _parse_startup(d.pop("startup", UNSET))
-
-        def _parse_readiness(data: object) -> None | Probe | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
+        readiness = d.pop("readiness", UNSET)
+        if readiness is not None and not isinstance(readiness, Unset):
             try:
-                if not isinstance(data, dict):
+                if not isinstance(readiness, dict):
                     raise TypeError()
-                readiness_type_1 = Probe.from_dict(data)
+                readiness_type_1 = Probe.from_dict(readiness)
 
-                return readiness_type_1
+                readiness = readiness_type_1
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(None | Probe | Unset, data)
 
-        readiness = _parse_readiness(d.pop("readiness", UNSET))
-
-        def _parse_liveness(data: object) -> None | Probe | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
+        liveness = d.pop("liveness", UNSET)
+        if liveness is not None and not isinstance(liveness, Unset):
             try:
-                if not isinstance(data, dict):
+                if not isinstance(liveness, dict):
                     raise TypeError()
-                liveness_type_1 = Probe.from_dict(data)
+                liveness_type_1 = Probe.from_dict(liveness)
 
-                return liveness_type_1
+                liveness = liveness_type_1
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(None | Probe | Unset, data)
-
-        liveness = _parse_liveness(d.pop("liveness", UNSET))
 
         probes = cls(
             startup=startup,
@@ -152,3 +131,6 @@ class Probes:
 
     def __contains__(self, key: str) -> bool:
         return key in self.additional_properties
+
+
+from ..models.probe import Probe

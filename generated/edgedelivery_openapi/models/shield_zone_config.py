@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -245,8 +245,6 @@ class ShieldZoneConfig:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
-        from ..models.waf_engine_setting import WafEngineSetting
-
         d = dict(src_dict)
         shield_zone_id = d.pop("shieldZoneId", UNSET)
 
@@ -254,98 +252,32 @@ class ShieldZoneConfig:
 
         learning_mode = d.pop("learningMode", UNSET)
 
-        def _parse_learning_mode_until(data: object) -> datetime.datetime | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
+        learning_mode_until = d.pop("learningModeUntil", UNSET)
+        if learning_mode_until is not None and not isinstance(learning_mode_until, Unset):
             try:
-                if not isinstance(data, str):
+                if not isinstance(learning_mode_until, str):
                     raise TypeError()
-                learning_mode_until_type_0 = datetime.datetime.fromisoformat(data.upper())
+                learning_mode_until_type_0 = datetime.datetime.fromisoformat(
+                    learning_mode_until.upper()
+                )
 
-                return learning_mode_until_type_0
+                learning_mode_until = learning_mode_until_type_0
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(datetime.datetime | None | Unset, data)
-
-        learning_mode_until = _parse_learning_mode_until(d.pop("learningModeUntil", UNSET))
 
         waf_enabled = d.pop("wafEnabled", UNSET)
 
-        def _parse_waf_disabled_rules(data: object) -> list[str] | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            try:
-                if not isinstance(data, list):
-                    raise TypeError()
-                waf_disabled_rules_type_0 = cast(list[str], data)
+        waf_disabled_rules = d.pop("wafDisabledRules", UNSET)
 
-                return waf_disabled_rules_type_0
-            except (TypeError, ValueError, AttributeError, KeyError):
-                pass
-            return cast(list[str] | None | Unset, data)
+        waf_log_only_rules = d.pop("wafLogOnlyRules", UNSET)
 
-        waf_disabled_rules = _parse_waf_disabled_rules(d.pop("wafDisabledRules", UNSET))
-
-        def _parse_waf_log_only_rules(data: object) -> list[str] | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            try:
-                if not isinstance(data, list):
-                    raise TypeError()
-                waf_log_only_rules_type_0 = cast(list[str], data)
-
-                return waf_log_only_rules_type_0
-            except (TypeError, ValueError, AttributeError, KeyError):
-                pass
-            return cast(list[str] | None | Unset, data)
-
-        waf_log_only_rules = _parse_waf_log_only_rules(d.pop("wafLogOnlyRules", UNSET))
-
-        def _parse_waf_custom_rule_order(data: object) -> list[int] | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            try:
-                if not isinstance(data, list):
-                    raise TypeError()
-                waf_custom_rule_order_type_0 = cast(list[int], data)
-
-                return waf_custom_rule_order_type_0
-            except (TypeError, ValueError, AttributeError, KeyError):
-                pass
-            return cast(list[int] | None | Unset, data)
-
-        waf_custom_rule_order = _parse_waf_custom_rule_order(d.pop("wafCustomRuleOrder", UNSET))
+        waf_custom_rule_order = d.pop("wafCustomRuleOrder", UNSET)
 
         waf_request_header_logging_enabled = d.pop("wafRequestHeaderLoggingEnabled", UNSET)
 
         request_body_logging_enabled = d.pop("requestBodyLoggingEnabled", UNSET)
 
-        def _parse_waf_request_ignored_headers(data: object) -> list[str] | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            try:
-                if not isinstance(data, list):
-                    raise TypeError()
-                waf_request_ignored_headers_type_0 = cast(list[str], data)
-
-                return waf_request_ignored_headers_type_0
-            except (TypeError, ValueError, AttributeError, KeyError):
-                pass
-            return cast(list[str] | None | Unset, data)
-
-        waf_request_ignored_headers = _parse_waf_request_ignored_headers(
-            d.pop("wafRequestIgnoredHeaders", UNSET)
-        )
+        waf_request_ignored_headers = d.pop("wafRequestIgnoredHeaders", UNSET)
 
         waf_realtime_threat_intelligence_enabled = d.pop(
             "wafRealtimeThreatIntelligenceEnabled", UNSET
@@ -353,45 +285,32 @@ class ShieldZoneConfig:
 
         waf_profile_id = d.pop("wafProfileId", UNSET)
 
-        def _parse_waf_engine_config(data: object) -> list[None | WafEngineSetting] | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
+        waf_engine_config = d.pop("wafEngineConfig", UNSET)
+        if waf_engine_config is not None and not isinstance(waf_engine_config, Unset):
             try:
-                if not isinstance(data, list):
+                if not isinstance(waf_engine_config, list):
                     raise TypeError()
                 waf_engine_config_type_0 = []
-                _waf_engine_config_type_0 = data
+                _waf_engine_config_type_0 = waf_engine_config
                 for waf_engine_config_type_0_item_data in _waf_engine_config_type_0:
-
-                    def _parse_waf_engine_config_type_0_item(
-                        data: object,
-                    ) -> None | WafEngineSetting:
-                        if data is None:
-                            return data
+                    waf_engine_config_type_0_item = waf_engine_config_type_0_item_data
+                    if waf_engine_config_type_0_item is not None:
                         try:
-                            if not isinstance(data, dict):
+                            if not isinstance(waf_engine_config_type_0_item, dict):
                                 raise TypeError()
-                            waf_engine_config_type_0_item_type_1 = WafEngineSetting.from_dict(data)
+                            waf_engine_config_type_0_item_type_1 = WafEngineSetting.from_dict(
+                                waf_engine_config_type_0_item
+                            )
 
-                            return waf_engine_config_type_0_item_type_1
+                            waf_engine_config_type_0_item = waf_engine_config_type_0_item_type_1
                         except (TypeError, ValueError, AttributeError, KeyError):
                             pass
-                        return cast(None | WafEngineSetting, data)
-
-                    waf_engine_config_type_0_item = _parse_waf_engine_config_type_0_item(
-                        waf_engine_config_type_0_item_data
-                    )
 
                     waf_engine_config_type_0.append(waf_engine_config_type_0_item)
 
-                return waf_engine_config_type_0
+                waf_engine_config = waf_engine_config_type_0
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(list[None | WafEngineSetting] | None | Unset, data)
-
-        waf_engine_config = _parse_waf_engine_config(d.pop("wafEngineConfig", UNSET))
 
         rate_limit_rules_limit = d.pop("rateLimitRulesLimit", UNSET)
 
@@ -440,3 +359,6 @@ class ShieldZoneConfig:
 
     def __contains__(self, key: str) -> bool:
         return key in self.additional_properties
+
+
+from ..models.waf_engine_setting import WafEngineSetting

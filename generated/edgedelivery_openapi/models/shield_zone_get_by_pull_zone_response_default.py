@@ -114,10 +114,6 @@ class ShieldZoneGetByPullZoneResponseDefault:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
-        from ..models.shield_zone_get_by_pull_zone_response_default_formatters_item import (
-            ShieldZoneGetByPullZoneResponseDefaultFormattersItem,
-        )
-
         d = dict(src_dict)
         type_ = d.pop("type", UNSET)
 
@@ -182,3 +178,8 @@ class ShieldZoneGetByPullZoneResponseDefault:
 
     def __contains__(self, key: str) -> bool:
         return key in self.additional_properties
+
+
+from ..models.shield_zone_get_by_pull_zone_response_default_formatters_item import (
+    ShieldZoneGetByPullZoneResponseDefaultFormattersItem,
+)

@@ -81,9 +81,6 @@ class ShieldZoneGetUploadScanningResponseDefault:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
-        from ..models.result_status import ResultStatus
-        from ..models.upload_scanning_config import UploadScanningConfig
-
         d = dict(src_dict)
         _error = d.pop("error", UNSET)
         error: ResultStatus | Unset
@@ -137,3 +134,7 @@ class ShieldZoneGetUploadScanningResponseDefault:
 
     def __contains__(self, key: str) -> bool:
         return key in self.additional_properties
+
+
+from ..models.result_status import ResultStatus
+from ..models.upload_scanning_config import UploadScanningConfig

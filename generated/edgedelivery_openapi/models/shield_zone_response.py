@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -51,26 +51,17 @@ class ShieldZoneResponse:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
-        from ..models.shield_zone_config import ShieldZoneConfig
-
         d = dict(src_dict)
-
-        def _parse_data(data: object) -> None | ShieldZoneConfig | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
+        data = d.pop("data", UNSET)
+        if data is not None and not isinstance(data, Unset):
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
                 data_type_1 = ShieldZoneConfig.from_dict(data)
 
-                return data_type_1
+                data = data_type_1
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(None | ShieldZoneConfig | Unset, data)
-
-        data = _parse_data(d.pop("data", UNSET))
 
         shield_zone_response = cls(
             data=data,
@@ -94,3 +85,6 @@ class ShieldZoneResponse:
 
     def __contains__(self, key: str) -> bool:
         return key in self.additional_properties
+
+
+from ..models.shield_zone_config import ShieldZoneConfig

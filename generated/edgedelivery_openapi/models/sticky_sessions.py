@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Self, TypeVar, cast
+from typing import Any, Self, TypeVar
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -66,22 +66,7 @@ class StickySessions:
         d = dict(src_dict)
         enabled = d.pop("enabled", UNSET)
 
-        def _parse_session_headers(data: object) -> list[str] | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            try:
-                if not isinstance(data, list):
-                    raise TypeError()
-                session_headers_type_0 = cast(list[str], data)
-
-                return session_headers_type_0
-            except (TypeError, ValueError, AttributeError, KeyError):
-                pass
-            return cast(list[str] | None | Unset, data)
-
-        session_headers = _parse_session_headers(d.pop("sessionHeaders", UNSET))
+        session_headers = d.pop("sessionHeaders", UNSET)
 
         cookie_name = d.pop("cookieName", UNSET)
 

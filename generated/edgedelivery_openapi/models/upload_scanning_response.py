@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -63,44 +63,28 @@ class UploadScanningResponse:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
-        from ..models.result_status import ResultStatus
-        from ..models.upload_scanning_config import UploadScanningConfig
-
         d = dict(src_dict)
-
-        def _parse_error(data: object) -> None | ResultStatus | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
+        error = d.pop("error", UNSET)
+        if error is not None and not isinstance(error, Unset):
             try:
-                if not isinstance(data, dict):
+                if not isinstance(error, dict):
                     raise TypeError()
-                error_type_1 = ResultStatus.from_dict(data)
+                error_type_1 = ResultStatus.from_dict(error)
 
-                return error_type_1
+                error = error_type_1
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(None | ResultStatus | Unset, data)
 
-        error = _parse_error(d.pop("error", UNSET))
-
-        def _parse_data(data: object) -> None | Unset | UploadScanningConfig:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
+        data = d.pop("data", UNSET)
+        if data is not None and not isinstance(data, Unset):
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
                 data_type_1 = UploadScanningConfig.from_dict(data)
 
-                return data_type_1
+                data = data_type_1
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(None | Unset | UploadScanningConfig, data)
-
-        data = _parse_data(d.pop("data", UNSET))
 
         upload_scanning_response = cls(
             error=error,
@@ -125,3 +109,7 @@ class UploadScanningResponse:
 
     def __contains__(self, key: str) -> bool:
         return key in self.additional_properties
+
+
+from ..models.result_status import ResultStatus
+from ..models.upload_scanning_config import UploadScanningConfig

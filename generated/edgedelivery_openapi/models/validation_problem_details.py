@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -107,8 +107,6 @@ class ValidationProblemDetails:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
-        from ..models.field_error import FieldError
-
         d = dict(src_dict)
         title = d.pop("title", UNSET)
 
@@ -118,41 +116,30 @@ class ValidationProblemDetails:
 
         instance = d.pop("instance", UNSET)
 
-        def _parse_errors(data: object) -> list[FieldError | None] | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
+        errors = d.pop("errors", UNSET)
+        if errors is not None and not isinstance(errors, Unset):
             try:
-                if not isinstance(data, list):
+                if not isinstance(errors, list):
                     raise TypeError()
                 errors_type_0 = []
-                _errors_type_0 = data
+                _errors_type_0 = errors
                 for errors_type_0_item_data in _errors_type_0:
-
-                    def _parse_errors_type_0_item(data: object) -> FieldError | None:
-                        if data is None:
-                            return data
+                    errors_type_0_item = errors_type_0_item_data
+                    if errors_type_0_item is not None:
                         try:
-                            if not isinstance(data, dict):
+                            if not isinstance(errors_type_0_item, dict):
                                 raise TypeError()
-                            errors_type_0_item_type_1 = FieldError.from_dict(data)
+                            errors_type_0_item_type_1 = FieldError.from_dict(errors_type_0_item)
 
-                            return errors_type_0_item_type_1
+                            errors_type_0_item = errors_type_0_item_type_1
                         except (TypeError, ValueError, AttributeError, KeyError):
                             pass
-                        return cast(FieldError | None, data)
-
-                    errors_type_0_item = _parse_errors_type_0_item(errors_type_0_item_data)
 
                     errors_type_0.append(errors_type_0_item)
 
-                return errors_type_0
+                errors = errors_type_0
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(list[FieldError | None] | None | Unset, data)
-
-        errors = _parse_errors(d.pop("errors", UNSET))
 
         id = d.pop("id", UNSET)
 
@@ -183,3 +170,6 @@ class ValidationProblemDetails:
 
     def __contains__(self, key: str) -> bool:
         return key in self.additional_properties
+
+
+from ..models.field_error import FieldError
