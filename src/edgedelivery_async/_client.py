@@ -7,7 +7,6 @@ from collections.abc import Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self
 
-import httpx
 from edgedelivery_openapi.resources import OPERATIONS, Resources
 
 from ._call import BoundEndpoint, Call, Resource, endpoint
@@ -26,6 +25,7 @@ from ._transport import HttpxTransport, check_limits, make_transport
 
 if TYPE_CHECKING:
     import aiohttp
+    import httpx
 
 ACCESS_KEY_ENV = "EDGEDELIVERY_ACCESS_KEY"
 BASE_URL_ENV = "EDGEDELIVERY_BASE_URL"
@@ -107,7 +107,7 @@ class EdgeDeliveryClient(Resources):
             raise ConfigurationError("allow_insecure_http must be True or False")
         key = access_key if access_key is not None else os.environ.get(ACCESS_KEY_ENV)
         url = base_url if base_url is not None else os.environ.get(BASE_URL_ENV, "")
-        if http_client is not None and not isinstance(http_client, httpx.AsyncClient):
+        if http_client is not None and not _is_httpx_client(http_client):
             raise ConfigurationError("http_client must be an httpx.AsyncClient")
         check_limits(max_connections, max_response_bytes)
         stack: Transport
@@ -278,3 +278,10 @@ def _check_headers(headers: Mapping[str, str]) -> dict[str, str]:
         if problem is not None:
             raise ConfigurationError(problem)
     return dict(headers)
+
+
+def _is_httpx_client(value: object) -> bool:
+    """Whether `value` is an httpx.AsyncClient (httpx is imported only to ask)."""
+    import httpx  # not at import time: a client on aiohttp never needs it
+
+    return isinstance(value, httpx.AsyncClient)

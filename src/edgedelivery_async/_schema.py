@@ -13,11 +13,11 @@ import functools
 import importlib.resources
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jsonschema
-import referencing
-import referencing.jsonschema
+if TYPE_CHECKING:  # imported by the first validation: reading never needs them
+    import jsonschema
+    import referencing
 
 _SPEC_URI = "urn:edgedelivery:openapi"
 _INT_RANGES = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
@@ -172,12 +172,17 @@ def deref(node: dict[str, Any]) -> dict[str, Any]:
 
 @functools.cache
 def _validator(schema_json: str) -> jsonschema.protocols.Validator:
+    import jsonschema
+
     schema = _to_json_schema(json.loads(schema_json))
     return jsonschema.Draft202012Validator(schema, registry=_registry())
 
 
 @functools.cache
 def _registry() -> referencing.Registry[Any]:
+    import referencing
+    import referencing.jsonschema
+
     resource = referencing.Resource.from_contents(
         _to_json_schema(spec()), default_specification=referencing.jsonschema.DRAFT202012
     )
