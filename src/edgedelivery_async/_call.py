@@ -36,6 +36,7 @@ from ._schema import Problem
 
 if TYPE_CHECKING:
     from ._bulk import BulkProgress, BulkResult
+    from ._http import RawResponse
     from ._response import APIResponse
     from ._telemetry import BulkTrace, Telemetry
 
@@ -73,7 +74,7 @@ class Runtime(Protocol):
 
     async def execute(self, call: Call[T]) -> APIResponse[T]: ...
 
-    async def result(self, call: Call[T]) -> T: ...
+    async def run(self, call: Call[T]) -> tuple[T, RawResponse]: ...
 
     def reserve_connections(self, count: int) -> None: ...
 
@@ -167,7 +168,8 @@ class BoundEndpoint(Generic[P, T]):
             call = self._method(self._instance, *args, **kwargs)
         except TypeError:  # wrong arguments for the signature: `describe` says which
             call = self.describe(*args, **kwargs)
-        return await self._instance._runtime.result(call)
+        parsed, _ = await self._instance._runtime.run(call)
+        return parsed
 
     async def with_response(self, *args: P.args, **kwargs: P.kwargs) -> APIResponse[T]:
         """Call, and return the result with the HTTP status, headers and retries of the reply."""

@@ -12,7 +12,7 @@ import ipaddress
 import logging
 import platform
 import time
-from collections.abc import Mapping
+from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urljoin, urlsplit
@@ -67,7 +67,7 @@ class Engine:
         """Hold every call of this client for `seconds` (after a 429)."""
         self._paused_until = max(self._paused_until, time.monotonic() + seconds)
 
-    async def request(
+    def request(
         self,
         method: str,
         path: str,
@@ -77,11 +77,11 @@ class Engine:
         options: CallOptions,
         operation_id: str | None = None,
         template: str | None = None,
-    ) -> RawResponse:
-        """Send with retries; return a 2xx reply or raise the SDK's error for it.
+    ) -> Awaitable[RawResponse]:
+        """Send with retries; await it for a 2xx reply, or it raises the SDK's error for it.
 
         `operation_id` and `template` (the document's path) name the call for hooks and
-        telemetry.
+        telemetry. (Not a coroutine itself: one coroutine fewer per call on the bulk path.)
         """
         if requires_key and self.access_key is None:
             raise ConfigurationError(
@@ -97,11 +97,15 @@ class Engine:
             self.access_key,  # the transport turns it into the header at its edge
         )
         if options.telemetry is None:
-            return await self._attempts(request, options, operation_id, None)
+            return self._attempts(request, options, operation_id, None)
         scheme, host, port = self._origin
-        trace = options.telemetry.start_call(
-            CallInfo(operation_id, method, template, host, port or _PORTS.get(scheme, 443))
-        )
+        info = CallInfo(operation_id, method, template, host, port or _PORTS.get(scheme, 443))
+        return self._traced(request, options, operation_id, options.telemetry.start_call(info))
+
+    async def _traced(
+        self, request: RawRequest, options: CallOptions, operation_id: str | None, trace: CallTrace
+    ) -> RawResponse:
+        """The retry loop inside an OpenTelemetry span."""
         try:
             reply = await self._attempts(request, options, operation_id, trace)
         except BaseException as error:

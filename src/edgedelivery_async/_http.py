@@ -131,7 +131,10 @@ class RawResponse:
     def json(self) -> Any:
         """The body parsed as JSON (raises `ValueError` when it is not JSON)."""
         if self._json is None:
-            self._json = json.loads(self.content)
+            try:  # UTF-8 (nearly always): decoding first spares json its encoding sniffing
+                self._json = json.loads(self.content.decode())
+            except ValueError:  # a BOM, UTF-16/32, or not JSON: json's own reading decides
+                self._json = json.loads(self.content)
         return self._json
 
     def retry_after(self) -> float | None:

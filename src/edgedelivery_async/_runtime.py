@@ -31,15 +31,11 @@ class ClientRuntime:
 
     async def execute(self, call: Call[T]) -> APIResponse[T]:
         """Check, send with retries, and read the result, or raise the SDK's error."""
-        parsed, raw = await self._run(call)
+        parsed, raw = await self.run(call)
         return APIResponse(parsed, raw)
 
-    async def result(self, call: Call[T]) -> T:
-        """`execute(call).parsed`, without the APIResponse."""
-        parsed, _ = await self._run(call)
-        return parsed
-
-    async def _run(self, call: Call[T]) -> tuple[T, RawResponse]:
+    async def run(self, call: Call[T]) -> tuple[T, RawResponse]:
+        """The result and the reply it came from (`execute` without the APIResponse)."""
         prepared = prepare_call(call)
         options = self.options
         if prepared.headers:

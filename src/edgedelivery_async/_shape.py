@@ -216,6 +216,8 @@ class _FastTests:
         if kind is None:
             return []
         test = self._test(kind, var)
+        if kind not in ("object", "array"):  # one line: the type test first, null is rare
+            return [f"{pad}if {test} and {var} is not None: return False"]
         lines = [f"{pad}if {var} is not None:", f"{pad}    if {test}: return False"]
         if kind == "object" and node.get("properties"):
             lines.append(f"{pad}    if not {self._object(node, depth)}({var}): return False")
