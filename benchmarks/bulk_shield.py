@@ -351,6 +351,12 @@ def child(name: str, url: str, ids: int, concurrency: int, profile: bool) -> Non
 
     _, prepare, on_uvloop = CLIENTS[name]
     runner = prepare()
+    # Every client reads under the same glibc malloc state: freeing one block above
+    # asyncio's 256 KiB read buffer raises glibc's mmap threshold, as the SDK's client does
+    # itself (`_transport.settle_read_buffers`). Without this, whether each reply costs an
+    # mmap/mremap/munmap depended on what the process had imported (25-35 us per reply).
+    block = bytes(320 * 1024)
+    del block
     factory = None
     if on_uvloop:
         import uvloop
