@@ -9,7 +9,13 @@ from ._exceptions import ConfigurationError
 
 @dataclass(frozen=True, slots=True)
 class Timeout:
-    """Seconds allowed to connect, to wait for reply data, and for a whole attempt."""
+    """Seconds allowed to connect, to wait for reply data, and for a whole attempt.
+
+    `read` is the longest wait for reply data: from the start of the attempt until the
+    reply begins, then between pieces of it, so a reply that keeps coming is not cut.
+    On the default transport `read` and `total` may fire up to a tenth of the shorter
+    one late (at most 0.5 s), never early (`_watchdog`).
+    """
 
     connect: float = 5.0
     read: float = 30.0
