@@ -20,6 +20,8 @@ Prints one table:
     python benchmarks/bulk_shield.py                    # the issue's configuration
     python benchmarks/bulk_shield.py --ids 2000 --repeats 1 --skip-scale   # quick look
     python benchmarks/bulk_shield.py --profile          # where the SDK's CPU goes
+    git worktree add /tmp/before COMMIT && \
+        python benchmarks/bulk_shield.py --against /tmp/before   # no slower than before?
 """
 
 from __future__ import annotations
@@ -420,6 +422,10 @@ def print_profile(profiler: Any) -> None:
 def measure(
     name: str, url: str, ids: int, concurrency: int, profile: bool = False
 ) -> dict[str, float]:
+    name, _, checkout = name.partition("@")  # "sdk-aiohttp@DIR": the SDK of another checkout
+    env = None
+    if checkout:
+        env = {**os.environ, "PYTHONPATH": f"{checkout}/src{os.pathsep}{checkout}/generated"}
     command = [
         sys.executable,
         __file__,
@@ -434,7 +440,7 @@ def measure(
     ]
     if profile:
         command.append("--profile")
-    out = subprocess.run(command, capture_output=True, text=True)
+    out = subprocess.run(command, capture_output=True, text=True, env=env)
     if out.returncode != 0:
         sys.exit(f"{name} failed (exit status {out.returncode}):\n{out.stderr[-3000:]}")
     if profile:
@@ -443,6 +449,13 @@ def measure(
     if found["ok"] not in (-1, ids):
         sys.exit(f"{name}: only {found['ok']} of {ids} reads succeeded\n{out.stderr[-2000:]}")
     return found
+
+
+def label_of(name: str) -> str:
+    """The table label of a client (`sdk-aiohttp@DIR`: the SDK of another checkout)."""
+    name, _, checkout = name.partition("@")
+    label: str = CLIENTS[name][0]
+    return f"SDK at {Path(checkout).name}, aiohttp" if checkout else label
 
 
 def best_of(runs: list[dict[str, float]]) -> dict[str, float]:
@@ -496,6 +509,11 @@ def main() -> None:
     parser.add_argument("--skip-httpx", action="store_true", help="skip the slow httpx run")
     parser.add_argument("--profile", action="store_true", help="profile the SDK at zero delay")
     parser.add_argument("--only-zero-delay", action="store_true", help="the zero-delay table only")
+    parser.add_argument(
+        "--against",
+        metavar="CHECKOUT",
+        help="add rows for the SDK of another checkout (e.g. a `git worktree` of an older commit)",
+    )
     parser.add_argument("--child")
     parser.add_argument("--url")
     args = parser.parse_args()
@@ -504,6 +522,11 @@ def main() -> None:
         return
 
     bulk = [n for n in BULK if not (args.skip_httpx and n == "httpx-model")]
+    zero_delay = list(ZERO_DELAY)
+    if args.against:  # the same run, with the SDK of another checkout beside this one
+        checkout = str(Path(args.against).resolve())
+        bulk.insert(2, f"sdk-aiohttp@{checkout}")
+        zero_delay.insert(zero_delay.index("sdk-aiohttp") + 1, f"sdk-aiohttp@{checkout}")
     server = Nginx(args.delay)
     fast = f"{server.url}/fast"
     try:
@@ -512,7 +535,7 @@ def main() -> None:
                 print(f"\n== {CLIENTS[name][0]}, {args.zero_delay_ids:,} reads at zero delay")
                 measure(name, fast, args.zero_delay_ids, args.concurrency, profile=True)
             return
-        zero = alternate(ZERO_DELAY, fast, args.zero_delay_ids, args.concurrency, args.repeats)
+        zero = alternate(zero_delay, fast, args.zero_delay_ids, args.concurrency, args.repeats)
         if args.only_zero_delay:
             print_zero_delay(args, zero)
             return
@@ -545,10 +568,10 @@ def print_zero_delay(args: argparse.Namespace, zero: dict[str, dict[str, float]]
     zero_base = zero["bare-aiohttp"]["cpu"]
     for name, row in zero.items():
         if row.get("ok") == -1:
-            print(f"| {CLIENTS[name][0]:<38} | {'n/a':>10} | {'n/a':>14} |")
+            print(f"| {label_of(name):<38} | {'n/a':>10} | {'n/a':>14} |")
             continue
         per = row["cpu"] / args.zero_delay_ids * 1e6
-        print(f"| {CLIENTS[name][0]:<38} | {per:10.0f} | {row['cpu'] / zero_base:14.2f} |")
+        print(f"| {label_of(name):<38} | {per:10.0f} | {row['cpu'] / zero_base:14.2f} |")
 
 
 def report(
@@ -585,7 +608,7 @@ def report(
         )
 
     for name, row in rows.items():
-        line(CLIENTS[name][0], row, args.ids, base)
+        line(label_of(name), row, args.ids, base)
 
     print_zero_delay(args, zero)
 
