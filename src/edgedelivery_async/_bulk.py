@@ -118,7 +118,9 @@ async def fan_out(
 
     `keys` may be any iterable or async iterable and is read lazily. `rate_limit`
     caps calls per second. Pass a `BulkProgress` to watch the run. Any exception a
-    call raises becomes that key's `error`; cancellation propagates.
+    call raises becomes that key's `error`; cancellation propagates. When the keys'
+    iterator itself raises, no further key is read, the keys already read still yield
+    their results, and then the run raises that exception.
     """
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
         raise ConfigurationError("concurrency must be a positive integer")
@@ -142,6 +144,7 @@ async def fan_out(
 
     source = _next_key(keys)
     exhausted = False
+    source_error: Exception | None = None  # raised once the keys read so far have results
     in_flight = 0  # keys read whose result has not been yielded
     try:
         while True:
@@ -151,12 +154,17 @@ async def fan_out(
                 except StopAsyncIteration:
                     exhausted = True
                     break
+                except Exception as error:  # the keys' own iterator failed
+                    exhausted, source_error = True, error
+                    break
                 in_flight += 1
                 counters.started += 1
                 task = asyncio.create_task(run(key))
                 tasks.add(task)
                 task.add_done_callback(tasks.discard)
             if in_flight == 0:
+                if source_error is not None:
+                    raise source_error
                 return
             result = await finished.get()
             in_flight -= 1

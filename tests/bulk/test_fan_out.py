@@ -397,3 +397,27 @@ async def test_ids_that_are_not_iterable_are_an_invalid_request() -> None:
         with pytest.raises(InvalidRequestError, match="iterable"):
             await collect(client.shield.iter_zones_by_pull_zones(None))  # type: ignore[arg-type]
     assert server.requests == 0
+
+
+async def test_a_failing_key_source_still_yields_every_key_it_gave_then_raises() -> None:
+    class SourceBroke(Exception):
+        pass
+
+    def ids() -> Iterator[int]:
+        yield from range(1, 8)
+        raise SourceBroke("the id list is unreadable")
+
+    async def slow_double(n: int) -> int:
+        await asyncio.sleep(0.001 * (n % 3))
+        return n * 2
+
+    seen: list[int] = []
+
+    async def consume() -> None:
+        async for result in fan_out(slow_double, ids(), concurrency=3):
+            assert result.ok
+            seen.append(result.key)
+
+    with pytest.raises(SourceBroke):
+        await consume()
+    assert sorted(seen) == list(range(1, 8))
