@@ -84,18 +84,18 @@ async def timed_get(name: str, server: LoopbackServer, timeout: Timeout) -> tupl
 async def test_a_reply_that_keeps_coming_is_not_cut_by_the_read_timeout(
     name: str, server: LoopbackServer
 ) -> None:
-    server.replies = [trickle(pieces=6, pause=0.1)]
-    result, elapsed = await timed_get(name, server, Timeout(connect=1, read=0.3, total=5))
+    server.replies = [trickle(pieces=10, pause=0.1)]
+    result, elapsed = await timed_get(name, server, Timeout(connect=1, read=0.5, total=10))
     assert not isinstance(result, APITimeoutError), result
     assert result.id == 31
-    assert elapsed >= 0.5  # longer than the read timeout, in steps shorter than it
+    assert elapsed >= 0.9  # longer than the read timeout, in steps a fifth of it
 
 
 async def test_the_total_bounds_a_reply_that_keeps_coming(
     name: str, server: LoopbackServer
 ) -> None:
     server.replies = [trickle(pieces=20, pause=0.1)]
-    result, elapsed = await timed_get(name, server, Timeout(connect=1, read=0.3, total=0.5))
+    result, elapsed = await timed_get(name, server, Timeout(connect=1, read=2, total=0.5))
     assert isinstance(result, APITimeoutError)
     assert result.request_sent is True
     assert 0.5 <= elapsed < 1.5
