@@ -164,11 +164,7 @@ class BoundEndpoint(Generic[P, T]):
             raise InvalidRequestError(name, [Problem("", str(exc))]) from None
 
     async def __call__(self, *args: P.args, **kwargs: P.kwargs) -> T:
-        try:
-            call = self._method(self._instance, *args, **kwargs)
-        except TypeError:  # wrong arguments for the signature: `describe` says which
-            call = self.describe(*args, **kwargs)
-        parsed, _ = await self._instance._runtime.run(call)
+        parsed, _ = await self._instance._runtime.run(self.describe(*args, **kwargs))
         return parsed
 
     async def with_response(self, *args: P.args, **kwargs: P.kwargs) -> APIResponse[T]:

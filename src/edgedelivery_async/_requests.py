@@ -52,11 +52,7 @@ def prepare_call(call: Call[Any]) -> Prepared:
     problems: list[Problem] = []
     path = op.path
     for name, schema in op.path_params:
-        value = call.path.get(name)
-        if type(value) is int and 0 <= value <= _INT64[1]:  # the common case, cheaply
-            encoded = str(value)
-        else:
-            encoded = encode_path_value(name, value, schema, problems)
+        encoded = encode_path_value(name, call.path.get(name), schema, problems)
         path = path.replace("{" + name + "}", encoded)
     query = ""
     if op.query_params or call.query:
@@ -279,6 +275,8 @@ def encode_path_value(
     name: str, value: object, schema: Mapping[str, Any], problems: list[Problem]
 ) -> str:
     """The percent-encoded path segment for one parameter (collecting problems)."""
+    if type(value) is int and _INT64[0] <= value <= _INT64[1]:  # the common case, cheaply
+        return str(value)
     integer_only = schema.get("type") == "integer"
     if isinstance(value, bool):
         problems.append(Problem(name, "must be an identifier, not a boolean"))

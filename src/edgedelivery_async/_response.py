@@ -77,7 +77,7 @@ def check_result(raw: RawResponse, body: Any, value_member: str | None) -> None:
     is AcceptedWithoutResultError. An ASP.NET result object (`statusCode` and
     `declaredType`, no `data`) on another 2xx is APIResultError.
     """
-    is_object = type(body) is dict or isinstance(body, Mapping)
+    is_object = isinstance(body, Mapping)
     if raw.status == 202:
         accepted_shape = is_object and body.keys() <= _RESULT_OBJECT
         missing = value_member is not None and (not is_object or body.get(value_member) is None)
@@ -196,7 +196,7 @@ def parse(parser: Any, raw: RawResponse, value: Any) -> Any:
 
 def member(raw: RawResponse, body: Any, name: str) -> Any:
     """`body[name]` of a JSON object, or APIResponseValidationError."""
-    found = body.get(name) if type(body) is dict or isinstance(body, Mapping) else None
+    found = body.get(name) if isinstance(body, Mapping) else None
     if found is None:
         raise APIResponseValidationError(raw, body, message=f"the reply has no {name!r} member")
     return found
@@ -208,7 +208,7 @@ def parse_model(model: type[_Model[T]], raw: RawResponse, data: Any) -> T:
     Unknown fields are kept (`additional_properties`). Every member may be null (read as
     None; an absent one is UNSET): the generated models are built that way.
     """
-    if type(data) is dict or isinstance(data, Mapping):
+    if isinstance(data, Mapping):
         try:
             return model.from_dict(data)
         except (KeyError, TypeError, ValueError, AttributeError, IndexError, RecursionError):

@@ -500,15 +500,7 @@ class AiohttpTransport:
                 raise_for_status=False,  # a caller's session may say otherwise
             ) as reply:
                 watch.stream = reply.content
-                length = reply.content_length
-                if (
-                    length is not None
-                    and length <= self.max_response_bytes
-                    and "Content-Encoding" not in reply.headers
-                ):
-                    content: bytes | None = await reply.read()  # framed by Content-Length
-                else:
-                    content = await _read_aiohttp(reply, self.max_response_bytes)
+                content = await _read_aiohttp(reply, self.max_response_bytes)
                 raw = RawResponse(
                     request.method,
                     request.url,
