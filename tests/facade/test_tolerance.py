@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import datetime
+import json
 from typing import Any
 
 import httpx
 import pytest
 
-from edgedelivery_async import models
+from edgedelivery_async import APIResponseValidationError, models
 
 from .conftest import REGISTRY, SCRIPT_VARIABLE, SHIELD_CONFIG, TEMPLATE, Recorder, mock_client
 
@@ -173,3 +174,28 @@ async def test_dates_with_offsets() -> None:
     got = await call_with(body, registry)
     assert got.created_at == datetime.datetime(2026, 11, 1, 8, 30, tzinfo=datetime.UTC)
     assert got.last_updated_at == datetime.datetime(2026, 11, 2)
+
+
+@pytest.mark.parametrize(
+    "encode",
+    [
+        lambda text: text.encode(),
+        lambda text: b"\xef\xbb\xbf" + text.encode(),  # UTF-8 with a BOM
+        lambda text: text.encode("utf-16"),
+        lambda text: text.encode("utf-32-le"),
+    ],
+    ids=["utf-8", "utf-8 with BOM", "utf-16", "utf-32"],
+)
+async def test_json_bodies_read_in_every_encoding_json_allows(encode: Any) -> None:
+    """Bodies are decoded as UTF-8 text first; anything else falls back to json's sniffing."""
+    body = encode(json.dumps({"id": 31, "displayName": "mäin"}))
+    async with mock_client(Recorder(httpx.Response(200, content=body))) as client:
+        found = await registry(client)
+    assert (found.id, found.display_name) == (31, "mäin")
+
+
+@pytest.mark.parametrize("body", [b"\xff\xfe{not json", b'{"id": 31', b"\x80abc"])
+async def test_bodies_that_are_not_json_are_a_validation_error(body: bytes) -> None:
+    async with mock_client(Recorder(httpx.Response(200, content=body))) as client:
+        with pytest.raises(APIResponseValidationError, match="not JSON"):
+            await registry(client)
