@@ -254,6 +254,14 @@ def test_unusable_base_urls(url: str) -> None:
         EdgeDeliveryClient(KEY, url)
 
 
+@pytest.mark.parametrize(
+    "url", ["https://bücher.test", "https://xn--bcher-kva.test", "https://api_x.edge.test/v1"]
+)
+def test_usable_base_urls_with_international_or_unusual_hosts(url: str) -> None:
+    """The IDNA checks (without httpx) refuse only what a transport could not send."""
+    assert EdgeDeliveryClient(KEY, url).base_url == url
+
+
 def test_no_base_url_at_all() -> None:
     with pytest.raises(ConfigurationError, match="EDGEDELIVERY_BASE_URL"):
         EdgeDeliveryClient(KEY)
