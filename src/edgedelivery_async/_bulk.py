@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections import deque
 from collections.abc import AsyncGenerator, AsyncIterable, Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
@@ -130,19 +131,24 @@ async def fan_out(
         raise ConfigurationError("call must be a coroutine function of one key")
     limiter = RateLimiter(rate_limit) if rate_limit is not None else None
     counters = progress if progress is not None else BulkProgress()
-    finished: asyncio.Queue[BulkResult[K, V]] = asyncio.Queue()
+    loop = asyncio.get_running_loop()
+    finished: deque[BulkResult[K, V]] = deque()  # results not yet yielded, oldest first
+    waiter: asyncio.Future[None] | None = None  # set while the loop below waits for one
     tasks: set[asyncio.Task[None]] = set()
 
     async def run(key: K) -> None:
+        nonlocal waiter
         try:
             if limiter is not None:
                 await limiter.acquire()
             result: BulkResult[K, V] = BulkResult(key, await call(key))
         except Exception as error:  # every key gets a result, whatever the call raised
             result = BulkResult(key, error=error)
-        finished.put_nowait(result)
+        finished.append(result)
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
 
-    source = _next_key(keys)
+    read_key, await_key = _key_readers(keys)
     exhausted = False
     source_error: Exception | None = None  # raised once the keys read so far have results
     in_flight = 0  # keys read whose result has not been yielded
@@ -150,8 +156,8 @@ async def fan_out(
         while True:
             while not exhausted and in_flight < concurrency:
                 try:
-                    key = await source()
-                except StopAsyncIteration:
+                    key = read_key() if read_key is not None else await await_key()  # type: ignore[misc]
+                except (StopIteration, StopAsyncIteration):
                     exhausted = True
                     break
                 except Exception as error:  # the keys' own iterator failed
@@ -159,14 +165,20 @@ async def fan_out(
                     break
                 in_flight += 1
                 counters.started += 1
-                task = asyncio.create_task(run(key))
+                task = loop.create_task(run(key))
                 tasks.add(task)
                 task.add_done_callback(tasks.discard)
             if in_flight == 0:
                 if source_error is not None:
                     raise source_error
                 return
-            result = await finished.get()
+            while not finished:
+                waiter = loop.create_future()
+                try:
+                    await waiter
+                finally:
+                    waiter = None
+            result = finished.popleft()
             in_flight -= 1
             if result.error is None:
                 counters.succeeded += 1
@@ -191,24 +203,17 @@ async def collect(results: AsyncIterable[BulkResult[K, V]]) -> BulkOutcome[K, V]
     return outcome
 
 
-def _next_key(keys: Iterable[K] | AsyncIterable[K]) -> Callable[[], Awaitable[K]]:
-    """A uniform `await next_key()` over sync and async iterables (StopAsyncIteration at end)."""
+def _key_readers(
+    keys: Iterable[K] | AsyncIterable[K],
+) -> tuple[Callable[[], K] | None, Callable[[], Awaitable[K]] | None]:
+    """How to read the next key: directly from a sync iterator (StopIteration at its end),
+    with no coroutine per key, or awaited from an async one (StopAsyncIteration)."""
     if isinstance(keys, AsyncIterable):
-        iterator = aiter(keys)
-        return iterator.__anext__
-
+        return None, aiter(keys).__anext__
     try:
-        sync_iterator = iter(keys)
+        return iter(keys).__next__, None
     except TypeError:
         problem = Problem(
             "keys", f"must be an iterable or async iterable, not {type(keys).__name__}"
         )
         raise InvalidRequestError("fan_out", [problem]) from None
-
-    async def next_key() -> K:
-        try:
-            return next(sync_iterator)
-        except StopIteration:
-            raise StopAsyncIteration from None
-
-    return next_key

@@ -43,7 +43,6 @@ from pyreqwest import exceptions as rx
 from pyreqwest.client import Client, ClientBuilder
 from pyreqwest.http import Url
 from pyreqwest.proxy import ProxyBuilder
-from pyreqwest.request import RequestBuilder
 from pyreqwest.response import Response
 
 from ._exceptions import APIConnectionError, ResponseTooLargeError
@@ -123,41 +122,36 @@ class ReqwestTransport:
         return found
 
     async def send(self, request: RawRequest, timeout: Timeout) -> RawResponse:
-        client, total = self._client(timeout)
+        last = self._last  # the client of the last timeout, without a call (hot path)
+        client, total = (last[1], last[2]) if last and last[0] is timeout else self._client(timeout)
+        started = time.monotonic()
+        builder = client.request(request.method, request.url).headers(request.headers)
+        if request.access_key is not None:  # marked sensitive: pyreqwest masks it in reprs
+            reveal = request.access_key.reveal  # the key itself is never held in a local
+            builder = builder.header(ACCESS_KEY_HEADER, reveal(), is_sensitive=True)
+        if request.content is not None:
+            builder = builder.body_bytes(request.content)
         try:
-            raw, complete = await self._exchange(client, request, total)
+            async with builder.timeout(total).build_streamed() as reply:
+                content = await _read(reply, self.max_response_bytes)
+                raw = RawResponse(
+                    request.method,
+                    request.url,
+                    request.path,
+                    reply.status,
+                    reply.headers,
+                    b"" if content is None else content,
+                    time.monotonic() - started,
+                )
         except rx.PyreqwestError as exc:
             error: APIConnectionError | ResponseTooLargeError = _mapped(
                 exc, request, self._proxies.secrets
             )
         else:
-            if complete:
+            if content is not None:
                 return raw
             error = ResponseTooLargeError(raw, limit=self.max_response_bytes)
         raise error  # outside the handler: the library's exception is not its context
-
-    async def _exchange(
-        self, client: Client, request: RawRequest, total: timedelta
-    ) -> tuple[RawResponse, bool]:
-        """The reply, and False when its body went past the cap (the body is then empty)."""
-        started = time.monotonic()
-        builder = _with_key(
-            client.request(request.method, request.url).headers(request.headers), request
-        )
-        if request.content is not None:
-            builder = builder.body_bytes(request.content)
-        async with builder.timeout(total).build_streamed() as reply:
-            content = await _read(reply, self.max_response_bytes)
-            raw = RawResponse(
-                request.method,
-                request.url,
-                request.path,
-                reply.status,
-                reply.headers,
-                b"" if content is None else content,
-                time.monotonic() - started,
-            )
-            return raw, content is not None
 
     async def aclose(self) -> None:
         clients = list(self._clients.values())
@@ -165,14 +159,6 @@ class ReqwestTransport:
         self._last = None
         for client in clients:
             await client.close()
-
-
-def _with_key(builder: RequestBuilder, request: RawRequest) -> RequestBuilder:
-    """The builder with the `AccessKey` header, marked sensitive (masked in reprs)."""
-    key = request.access_key
-    if key is None:
-        return builder
-    return builder.header(ACCESS_KEY_HEADER, key.reveal(), is_sensitive=True)
 
 
 async def _read(reply: Response, limit: int) -> bytes | None:
