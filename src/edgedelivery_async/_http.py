@@ -12,13 +12,14 @@ SDK raises chains to a library request object that carries it.
 from __future__ import annotations
 
 import email.utils
-import json
 import secrets
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NoReturn, Protocol
 from urllib.parse import urlsplit
+
+from . import _json
 
 if TYPE_CHECKING:
     import httpx
@@ -131,10 +132,7 @@ class RawResponse:
     def json(self) -> Any:
         """The body parsed as JSON (raises `ValueError` when it is not JSON)."""
         if self._json is None:
-            try:  # UTF-8 (nearly always): decoding first spares json its encoding sniffing
-                self._json = json.loads(self.content.decode())
-            except ValueError:  # a BOM, UTF-16/32, or not JSON: json's own reading decides
-                self._json = json.loads(self.content)
+            self._json = _json.loads(self.content)
         return self._json
 
     def retry_after(self) -> float | None:
