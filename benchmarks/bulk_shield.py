@@ -10,8 +10,9 @@ runs alternate between clients; each figure is the best of `--repeats` runs.
 Prints one table:
 
 - bulk: bare aiohttp loop (baseline), the SDK's `iter_zones_by_pull_zones` on each
-  transport (aiohttp, reqwest, reqwest on uvloop), and httpx's AsyncClient with the
-  generated model's `from_dict`: wall s, req/s, CPU us/req, peak RSS, x bare aiohttp;
+  transport (aiohttp, reqwest, reqwest on uvloop), a bare pyreqwest loop on uvloop (the
+  floor under the reqwest transport), and httpx's AsyncClient with the generated
+  model's `from_dict`: wall s, req/s, CPU us/req, peak RSS, x bare aiohttp;
 - CPU per request at zero delay, per transport;
 - start-up: `import edgedelivery_async`, the first call (client built to first read
   done, loopback), `edgedelivery --help`;
@@ -184,6 +185,32 @@ def prepare_bare_aiohttp() -> Runner:
     return run
 
 
+def prepare_bare_pyreqwest() -> Runner:
+    """The floor under the reqwest transport: pyreqwest alone, as the bare aiohttp loop."""
+    import asyncio
+
+    from pyreqwest.client import ClientBuilder
+
+    async def run(url: str, ids: int, concurrency: int) -> int:
+        semaphore = asyncio.Semaphore(concurrency)
+        ok = 0
+        client = ClientBuilder().max_connections(concurrency).follow_redirects(False).build()
+
+        async def one(i: int) -> None:
+            nonlocal ok
+            async with semaphore, client.get(f"{url}{PATH}{i}").build_streamed() as response:
+                json.loads((await response.bytes()).to_bytes())
+                ok += response.status == 200
+
+        try:
+            await asyncio.gather(*(one(i) for i in range(1, ids + 1)))
+        finally:
+            await client.close()
+        return ok
+
+    return run
+
+
 def prepare_httpx_model() -> Runner:
     import asyncio
 
@@ -305,6 +332,7 @@ INNER: dict[str, float] = {}  # a runner's own timing, when it has one
 # name: (label, prepare, use uvloop)
 CLIENTS: dict[str, tuple[str, Callable[[], Runner], bool]] = {
     "bare-aiohttp": ("bare aiohttp loop (baseline)", prepare_bare_aiohttp, False),
+    "bare-pyreqwest-uvloop": ("bare pyreqwest loop on uvloop", prepare_bare_pyreqwest, True),
     "sdk-aiohttp": ("SDK, aiohttp transport (default)", lambda: prepare_sdk("aiohttp"), False),
     "sdk-aiohttp-uvloop": (
         "SDK, aiohttp transport on uvloop",
@@ -333,9 +361,17 @@ CLIENTS: dict[str, tuple[str, Callable[[], Runner], bool]] = {
     "first-aiohttp": ("first call, aiohttp", lambda: prepare_first_call("aiohttp"), False),
     "first-reqwest": ("first call, reqwest", lambda: prepare_first_call("reqwest"), False),
 }
-BULK = ["bare-aiohttp", "sdk-aiohttp", "sdk-reqwest", "sdk-reqwest-uvloop", "httpx-model"]
+BULK = [
+    "bare-aiohttp",
+    "sdk-aiohttp",
+    "sdk-reqwest",
+    "sdk-reqwest-uvloop",
+    "bare-pyreqwest-uvloop",
+    "httpx-model",
+]
 ZERO_DELAY = [
     "bare-aiohttp",
+    "bare-pyreqwest-uvloop",
     "transport-aiohttp",
     "transport-aiohttp-uvloop",
     "transport-reqwest",
