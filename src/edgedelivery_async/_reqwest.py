@@ -122,16 +122,15 @@ class ReqwestTransport:
         return found
 
     async def send(self, request: RawRequest, timeout: Timeout) -> RawResponse:
-        last = self._last  # the client of the last timeout, without a call (hot path)
-        client, total = (last[1], last[2]) if last and last[0] is timeout else self._client(timeout)
+        client, total = self._client(timeout)
         started = time.monotonic()
-        builder = client.request(request.method, request.url).headers(request.headers)
-        if request.access_key is not None:  # marked sensitive: pyreqwest masks it in reprs
-            reveal = request.access_key.reveal  # the key itself is never held in a local
-            builder = builder.header(ACCESS_KEY_HEADER, reveal(), is_sensitive=True)
-        if request.content is not None:
-            builder = builder.body_bytes(request.content)
         try:
+            builder = client.request(request.method, request.url).headers(request.headers)
+            if request.access_key is not None:  # marked sensitive: pyreqwest masks it in reprs
+                reveal = request.access_key.reveal  # the key itself is never held in a local
+                builder = builder.header(ACCESS_KEY_HEADER, reveal(), is_sensitive=True)
+            if request.content is not None:
+                builder = builder.body_bytes(request.content)
             async with builder.timeout(total).build_streamed() as reply:
                 content = await _read(reply, self.max_response_bytes)
                 raw = RawResponse(
