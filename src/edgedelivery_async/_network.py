@@ -25,7 +25,7 @@ import urllib.request
 from base64 import b64encode
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn, TypeAlias
+from typing import TYPE_CHECKING, Any, NoReturn, TypeAlias
 from urllib.parse import quote, unquote, urlsplit
 
 from ._exceptions import ConfigurationError
@@ -175,6 +175,20 @@ class Trust:
         if files and not found:
             _refuse(f"{self.source}: no PEM certificate found")
         return found
+
+    def for_wreq(self) -> Any:
+        """wreq's `tls_verify`: True (the system's roots), or those plus `verify=`'s."""
+        if self.context is not None:
+            _refuse(
+                "transport='wreq' cannot use an ssl.SSLContext (it verifies with BoringSSL): "
+                "pass verify= the path of a CA bundle, or use the default transport"
+            )
+        roots = self.for_reqwest() if self.cafile or self.capath else []
+        if not roots:
+            return True
+        from wreq import CertStore
+
+        return CertStore(pem_certs=[root.decode("ascii") for root in roots], default_paths=True)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,6 +1,6 @@
-"""The opt-in fast transport: pyreqwest, a Rust HTTP client (the `speed` extra).
+"""The earlier opt-in transport: pyreqwest, a Rust HTTP client (the `reqwest` extra).
 
-    pip install 'edgedelivery-async[speed]'
+    pip install 'edgedelivery-async[reqwest]'
     EdgeDeliveryClient(..., transport="reqwest")
 
 It spends about half the CPU per request of aiohttp (more with uvloop: see README,

@@ -5,8 +5,10 @@ Three stacks sit behind one protocol (`_http.Transport`), selected by name with
 
 - "aiohttp", the default: several times faster than httpx under concurrency (see
   README, Performance).
-- "reqwest", opt-in with the `speed` extra: pyreqwest, a Rust client that spends about
-  half the CPU per request (module `_reqwest`).
+- "wreq", opt-in with the `speed` extra: wreq, a Rust client that spends about a third
+  of the CPU per request under uvloop (module `_wreq`).
+- "reqwest", opt-in with the `reqwest` extra: pyreqwest, a Rust client that spends about
+  half (module `_reqwest`).
 - a caller's own `httpx.AsyncClient` (for example with `httpx.MockTransport`), used as
   given (`HttpxTransport`); httpx is imported only for it.
 
@@ -27,6 +29,7 @@ the library's message (without the key or proxy credentials), so no request obje
 from __future__ import annotations
 
 import asyncio
+import importlib
 import os
 import re
 import socket
@@ -72,8 +75,18 @@ if TYPE_CHECKING:
 
     import httpx
 
-TRANSPORTS = ("aiohttp", "reqwest")
+TRANSPORTS = ("aiohttp", "wreq", "reqwest")
 SPEED_HINT = "pip install 'edgedelivery-async[speed]'"
+# The opt-in transports: name -> (module, class, the library it needs, how to install it).
+_OPT_IN = {
+    "wreq": ("._wreq", "WreqTransport", "wreq", SPEED_HINT),
+    "reqwest": (
+        "._reqwest",
+        "ReqwestTransport",
+        "pyreqwest",
+        "pip install 'edgedelivery-async[reqwest]'",
+    ),
+}
 
 
 def make_transport(
@@ -86,7 +99,7 @@ def make_transport(
     verify: Verify = True,
     session: aiohttp.ClientSession | None = None,
 ) -> Transport:
-    """The transport called `name`: "aiohttp" (the default) or "reqwest" (the `speed` extra).
+    """The transport called `name`: "aiohttp" (the default), "wreq" or "reqwest" (opt-in).
 
     `proxy`, `trust_env` and `verify` are checked here (see `_network`); `session` is a
     caller's aiohttp session, used as given. A bad value is a `ConfigurationError`.
@@ -101,24 +114,25 @@ def make_transport(
             max_response_bytes=max_response_bytes,
             network=network,
         )
-    if name == "reqwest":
-        try:
-            from ._reqwest import ReqwestTransport
-        except ImportError as exc:
-            if not (exc.name or "").startswith("pyreqwest"):
-                raise
-            raise ConfigurationError(
-                f"transport='reqwest' needs the speed extra: {SPEED_HINT}"
-            ) from None
-        transport: Transport = ReqwestTransport(
-            max_connections=max_connections,
-            max_response_bytes=max_response_bytes,
-            network=network,
+    opt_in = _OPT_IN.get(name)
+    if opt_in is None:
+        raise ConfigurationError(
+            f"unknown transport {name!r}: use 'aiohttp' (the default), 'wreq' ({SPEED_HINT}) "
+            f"or 'reqwest'"
         )
-        return transport
-    raise ConfigurationError(
-        f"unknown transport {name!r}: use 'aiohttp' (the default) or 'reqwest' ({SPEED_HINT})"
+    module_name, class_name, library, hint = opt_in
+    try:
+        module = importlib.import_module(module_name, __package__)
+    except ImportError as exc:
+        if not (exc.name or "").startswith(library):
+            raise
+        raise ConfigurationError(f"transport={name!r} needs {library}: {hint}") from None
+    transport: Transport = getattr(module, class_name)(
+        max_connections=max_connections,
+        max_response_bytes=max_response_bytes,
+        network=network,
     )
+    return transport
 
 
 _settled = False

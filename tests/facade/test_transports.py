@@ -38,6 +38,7 @@ from .conftest import FAST, KEY, UPLOAD_SCANNING
 
 STACK_CLASSES = {
     "aiohttp": "AiohttpTransport",
+    "wreq": "WreqTransport",
     "reqwest": "ReqwestTransport",
     "httpx": "HttpxTransport",
 }

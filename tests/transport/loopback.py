@@ -38,10 +38,17 @@ REGISTRY = {
 }
 
 HAS_REQWEST = importlib.util.find_spec("pyreqwest") is not None
-needs_reqwest = pytest.mark.skipif(not HAS_REQWEST, reason="the speed extra is not installed")
+needs_reqwest = pytest.mark.skipif(not HAS_REQWEST, reason="the reqwest extra is not installed")
 
 # The SDK's own stacks, and a caller's httpx client.
-STACKS = ["aiohttp", pytest.param("reqwest", marks=needs_reqwest)]
+HAS_WREQ = importlib.util.find_spec("wreq") is not None
+needs_wreq = pytest.mark.skipif(not HAS_WREQ, reason="the speed extra is not installed")
+
+STACKS = [
+    "aiohttp",
+    pytest.param("wreq", marks=needs_wreq),
+    pytest.param("reqwest", marks=needs_reqwest),
+]
 EVERY_TRANSPORT = [*STACKS, "httpx"]
 
 Reply = Callable[[web.Request], Awaitable[web.StreamResponse]]

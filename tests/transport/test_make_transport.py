@@ -11,7 +11,7 @@ from edgedelivery_async._exceptions import ResponseTooLargeError
 from edgedelivery_async._http import DEFAULT_MAX_RESPONSE_BYTES
 from edgedelivery_async._transport import AiohttpTransport, HttpxTransport, make_transport
 
-from .loopback import needs_reqwest
+from .loopback import STACKS, needs_reqwest, needs_wreq
 
 
 def test_aiohttp_is_the_default() -> None:
@@ -30,22 +30,39 @@ def test_reqwest_by_name() -> None:
     assert (transport.max_connections, transport.max_response_bytes) == (3, 1000)
 
 
+@needs_wreq
+def test_wreq_by_name() -> None:
+    from edgedelivery_async._wreq import WreqTransport
+
+    transport = make_transport("wreq", max_connections=3, max_response_bytes=1000)
+    assert isinstance(transport, WreqTransport)
+    assert (transport.max_connections, transport.max_response_bytes) == (3, 1000)
+
+
 def test_unknown_name() -> None:
-    with pytest.raises(ConfigurationError, match=r"unknown transport 'curl'.*'aiohttp'.*'reqwest'"):
+    with pytest.raises(
+        ConfigurationError, match=r"unknown transport 'curl'.*'aiohttp'.*'wreq'.*'reqwest'"
+    ):
         make_transport("curl")
 
 
-def test_reqwest_without_the_speed_extra(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "pyreqwest", None)  # as if it were not installed
-    monkeypatch.delitem(sys.modules, "edgedelivery_async._reqwest", raising=False)
+@pytest.mark.parametrize(
+    ("name", "library", "module", "extra"),
+    [("wreq", "wreq", "_wreq", "speed"), ("reqwest", "pyreqwest", "_reqwest", "reqwest")],
+)
+def test_an_opt_in_transport_without_its_extra(
+    monkeypatch: pytest.MonkeyPatch, name: str, library: str, module: str, extra: str
+) -> None:
+    monkeypatch.setitem(sys.modules, library, None)  # as if it were not installed
+    monkeypatch.delitem(sys.modules, f"edgedelivery_async.{module}", raising=False)
     with pytest.raises(ConfigurationError) as info:
-        make_transport("reqwest")
-    assert "pip install 'edgedelivery-async[speed]'" in str(info.value)
+        make_transport(name)
+    assert f"pip install 'edgedelivery-async[{extra}]'" in str(info.value)
     assert info.value.__cause__ is None
 
 
 @pytest.mark.parametrize("value", [0, -1, 1.5, True, "10", None])
-@pytest.mark.parametrize("name", ["aiohttp", pytest.param("reqwest", marks=needs_reqwest)])
+@pytest.mark.parametrize("name", STACKS)
 def test_limits_must_be_positive_integers(name: str, value: object) -> None:
     with pytest.raises(ConfigurationError, match="max_connections must be a positive integer"):
         make_transport(name, max_connections=value)  # type: ignore[arg-type]

@@ -30,7 +30,7 @@ KEY = "edk-size-93c1"
 BOMB_MB = 256
 CAP = 1000
 TIMEOUT = Timeout(connect=2, read=10, total=30)
-PEAK_MB = {"aiohttp": 80, "reqwest": 80, "httpx": 150}
+PEAK_MB = {"aiohttp": 80, "wreq": 80, "reqwest": 80, "httpx": 150}
 
 
 @pytest.fixture(scope="module")
