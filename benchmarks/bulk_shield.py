@@ -10,9 +10,9 @@ runs alternate between clients; each figure is the best of `--repeats` runs.
 Prints one table:
 
 - bulk: bare aiohttp loop (baseline), the SDK's `iter_zones_by_pull_zones` on each
-  transport (aiohttp, reqwest, reqwest on uvloop), a bare pyreqwest loop on uvloop (the
-  floor under the reqwest transport), and httpx's AsyncClient with the generated
-  model's `from_dict`: wall s, req/s, CPU us/req, peak RSS, x bare aiohttp;
+  transport (aiohttp; wreq and reqwest, each also on uvloop), bare wreq and pyreqwest
+  loops on uvloop (the floors under those transports), and httpx's AsyncClient with the
+  generated model's `from_dict`: wall s, req/s, CPU us/req, peak RSS, x bare aiohttp;
 - CPU per request at zero delay, per transport;
 - start-up: `import edgedelivery_async`, the first call (client built to first read
   done, loopback), `edgedelivery --help`;
@@ -211,6 +211,33 @@ def prepare_bare_pyreqwest() -> Runner:
     return run
 
 
+def prepare_bare_wreq() -> Runner:
+    """The floor under the wreq transport: wreq alone, as the bare aiohttp loop."""
+    import asyncio
+
+    import wreq
+
+    async def run(url: str, ids: int, concurrency: int) -> int:
+        semaphore = asyncio.Semaphore(concurrency)
+        ok = 0
+        client = wreq.Client(redirect=wreq.redirect.Policy.none())
+
+        async def one(i: int) -> None:
+            nonlocal ok
+            async with semaphore:
+                response = await client.get(f"{url}{PATH}{i}")
+                json.loads(bytes(await response.bytes()))
+                ok += response.status.as_int() == 200
+
+        try:
+            await asyncio.gather(*(one(i) for i in range(1, ids + 1)))
+        finally:
+            client.close()
+        return ok
+
+    return run
+
+
 def prepare_httpx_model() -> Runner:
     import asyncio
 
@@ -236,6 +263,14 @@ def prepare_httpx_model() -> Runner:
     return run
 
 
+def _import_transport(transport: str) -> None:
+    """The transport's modules, imported before the clock starts."""
+    if transport == "reqwest":
+        import edgedelivery_async._reqwest
+    elif transport == "wreq":
+        import edgedelivery_async._wreq  # noqa: F401
+
+
 def sdk_client(url: str, transport: str) -> Any:
     """The SDK client on `transport`; None when the client cannot select it (yet)."""
     from edgedelivery_async import EdgeDeliveryClient  # imported by `prepare_*` already
@@ -251,8 +286,7 @@ def sdk_client(url: str, transport: str) -> Any:
 def prepare_sdk(transport: str) -> Runner:
     from edgedelivery_async import EdgeDeliveryClient  # noqa: F401 - before the clock
 
-    if transport == "reqwest":
-        import pyreqwest.client  # noqa: F401
+    _import_transport(transport)
 
     async def run(url: str, ids: int, concurrency: int) -> int:
         client = sdk_client(url, transport)
@@ -278,8 +312,7 @@ def prepare_transport(transport: str) -> Runner:
     from edgedelivery_async._http import RawRequest
     from edgedelivery_async._transport import make_transport
 
-    if transport == "reqwest":
-        import pyreqwest.client  # noqa: F401
+    _import_transport(transport)
 
     headers = {"User-Agent": "bench", "Accept": "application/json"}
 
@@ -310,8 +343,7 @@ def prepare_first_call(transport: str) -> Runner:
     """Time from building the client to the first read done (not a bulk run)."""
     from edgedelivery_async import EdgeDeliveryClient  # noqa: F401 - before the clock
 
-    if transport == "reqwest":
-        import pyreqwest.client  # noqa: F401
+    _import_transport(transport)
 
     async def run(url: str, ids: int, concurrency: int) -> int:
         started = time.perf_counter()
@@ -339,6 +371,16 @@ CLIENTS: dict[str, tuple[str, Callable[[], Runner], bool]] = {
         lambda: prepare_sdk("aiohttp"),
         True,
     ),
+    "sdk-wreq": ("SDK, wreq transport", lambda: prepare_sdk("wreq"), False),
+    "sdk-wreq-uvloop": ("SDK, wreq transport on uvloop", lambda: prepare_sdk("wreq"), True),
+    "bare-wreq-uvloop": ("bare wreq loop on uvloop", prepare_bare_wreq, True),
+    "transport-wreq": ("transport alone, wreq", lambda: prepare_transport("wreq"), False),
+    "transport-wreq-uvloop": (
+        "transport alone, wreq on uvloop",
+        lambda: prepare_transport("wreq"),
+        True,
+    ),
+    "first-wreq": ("first call, wreq", lambda: prepare_first_call("wreq"), False),
     "sdk-reqwest": ("SDK, reqwest transport", lambda: prepare_sdk("reqwest"), False),
     "sdk-reqwest-uvloop": (
         "SDK, reqwest transport on uvloop",
@@ -364,6 +406,9 @@ CLIENTS: dict[str, tuple[str, Callable[[], Runner], bool]] = {
 BULK = [
     "bare-aiohttp",
     "sdk-aiohttp",
+    "sdk-wreq",
+    "sdk-wreq-uvloop",
+    "bare-wreq-uvloop",
     "sdk-reqwest",
     "sdk-reqwest-uvloop",
     "bare-pyreqwest-uvloop",
@@ -371,13 +416,18 @@ BULK = [
 ]
 ZERO_DELAY = [
     "bare-aiohttp",
+    "bare-wreq-uvloop",
     "bare-pyreqwest-uvloop",
+    "transport-wreq",
+    "transport-wreq-uvloop",
     "transport-aiohttp",
     "transport-aiohttp-uvloop",
     "transport-reqwest",
     "transport-reqwest-uvloop",
     "sdk-aiohttp",
     "sdk-aiohttp-uvloop",
+    "sdk-wreq",
+    "sdk-wreq-uvloop",
     "sdk-reqwest",
     "sdk-reqwest-uvloop",
 ]
@@ -567,7 +617,7 @@ def main() -> None:
     fast = f"{server.url}/fast"
     try:
         if args.profile:
-            for name in ("sdk-aiohttp", "sdk-reqwest"):
+            for name in ("sdk-aiohttp", "sdk-wreq-uvloop", "sdk-reqwest-uvloop"):
                 print(f"\n== {CLIENTS[name][0]}, {args.zero_delay_ids:,} reads at zero delay")
                 measure(name, fast, args.zero_delay_ids, args.concurrency, profile=True)
             return
@@ -576,7 +626,9 @@ def main() -> None:
             print_zero_delay(args, zero)
             return
         rows = alternate(bulk, server.url, args.ids, args.concurrency, args.repeats)
-        first = alternate(["first-aiohttp", "first-reqwest"], fast, 1, 1, max(args.repeats, 5))
+        first = alternate(
+            ["first-aiohttp", "first-wreq", "first-reqwest"], fast, 1, 1, max(args.repeats, 5)
+        )
         scale = None
         if not args.skip_scale:
             scale = measure("sdk-aiohttp", server.url, args.scale_ids, args.concurrency)
@@ -656,6 +708,7 @@ def report(
     print(f"| {label:<53} | {started['import client'] * 1000:7.0f} |")
     for name, label in (
         ("first-aiohttp", "first call, aiohttp (client built to first read done)"),
+        ("first-wreq", "first call, wreq (client built to first read done)"),
         ("first-reqwest", "first call, reqwest (client built to first read done)"),
     ):
         row = first[name]
