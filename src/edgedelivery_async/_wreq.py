@@ -140,7 +140,9 @@ class WreqTransport:
 
     async def send(self, request: RawRequest, timeout: Timeout) -> RawResponse:
         client = self._client(timeout, request.access_key)
-        options: dict[str, Any] = {"headers": self._header_map(request.headers)}
+        headers = self._header_map(request.headers)
+        method = _METHODS[request.method]
+        options: dict[str, Any] = {}
         proxies = self._proxies
         if isinstance(proxies, ProxyTable):
             found = proxies.for_url(request.url)
@@ -150,7 +152,10 @@ class WreqTransport:
             options["body"] = request.content
         started = time.monotonic()
         try:
-            reply = await client.request(_METHODS[request.method], request.url, **options)
+            if options:
+                reply = await client.request(method, request.url, headers=headers, **options)
+            else:  # the usual read: no keyword dict to build and unpack
+                reply = await client.request(method, request.url, headers=headers)
             content = await _read(reply, self.max_response_bytes)
             raw = RawResponse(
                 request.method,
