@@ -487,8 +487,8 @@ def print_profile(profiler: Any) -> None:
             sdk.append((own, f"{Path(filename).name}:{line} {function}"))
         elif "aiohttp" in filename or "multidict" in filename or "yarl" in filename:
             group = "aiohttp, yarl, multidict"
-        elif "pyreqwest" in filename or filename == "~":
-            group = "C builtins and pyreqwest (Rust)"
+        elif "pyreqwest" in filename or "wreq" in filename or filename == "~":
+            group = "C builtins and the Rust clients (wreq, pyreqwest)"
         elif "asyncio" in filename or "uvloop" in filename:
             group = "event loop (asyncio)"
         else:

@@ -70,6 +70,9 @@ class EdgeDeliveryClient(Resources):
     `httpx.AsyncClient` (tests inject `httpx.MockTransport` or pytest-httpx this way)
     and still adds its auth header, user agent, retries, timeouts and error mapping.
     Plain `http://` is refused except to loopback, unless `allow_insecure_http=True`.
+    `transport` picks the SDK's own stack: "aiohttp" (the default), "wreq" (the `speed`
+    extra: the least CPU per request, best under uvloop) or "reqwest" (the `reqwest`
+    extra); each has the same guarantees (README, Performance).
 
     Network settings of the SDK's own transports (README, Network settings): `proxy`
     (an http:// or https:// URL, credentials allowed); `trust_env` (None: HTTP(S)_PROXY

@@ -1,6 +1,6 @@
 """Sending one HTTP request: the small seam between the facade and an HTTP stack.
 
-Three stacks sit behind one protocol (`_http.Transport`), selected by name with
+Four stacks sit behind one protocol (`_http.Transport`), selected by name with
 `make_transport`:
 
 - "aiohttp", the default: several times faster than httpx under concurrency (see

@@ -1,7 +1,8 @@
 """Every transport against a real loopback server started in the test.
 
-The same tests run over the default aiohttp stack, the opt-in reqwest stack (the
-`speed` extra) and a caller's httpx client, so none of them is a second-class path.
+The same tests run over the default aiohttp stack, the opt-in wreq and reqwest stacks
+(the `speed` and `reqwest` extras) and a caller's httpx client, so none of them is a
+second-class path.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Loopback HTTP servers and client factories shared by the transport tests.
 
 Every transport is tested the same way: `open_client(name, ...)` gives a full
-`EdgeDeliveryClient` on the named stack ("aiohttp", "reqwest", or a caller's "httpx"
+`EdgeDeliveryClient` on the named stack ("aiohttp", "wreq", "reqwest", or a caller's "httpx"
 client), and `LoopbackServer` records what arrived and plays scripted replies.
 """
 
