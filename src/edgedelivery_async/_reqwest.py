@@ -45,12 +45,20 @@ from pyreqwest.http import Url
 from pyreqwest.proxy import ProxyBuilder
 from pyreqwest.response import Response
 
-from ._exceptions import APIConnectionError, ResponseTooLargeError
+from ._exceptions import APIConnectionError
 from ._http import ACCESS_KEY_HEADER, DEFAULT_MAX_RESPONSE_BYTES, RawRequest, RawResponse
 from ._network import DEFAULT as DEFAULT_NETWORK
 from ._network import NetworkSettings, redact
 from ._timeouts import Timeout
-from ._transport import FixedProxy, NoProxy, ProxyTable, check_limits, connection_error, proxies_for
+from ._transport import (
+    FixedProxy,
+    NoProxy,
+    ProxyTable,
+    check_limits,
+    connection_error,
+    proxies_for,
+    received,
+)
 
 _CONNECT_STEP = "client error (Connect)"
 
@@ -133,23 +141,11 @@ class ReqwestTransport:
                 builder = builder.body_bytes(request.content)
             async with builder.timeout(total).build_streamed() as reply:
                 content = await _read(reply, self.max_response_bytes)
-                raw = RawResponse(
-                    request.method,
-                    request.url,
-                    request.path,
-                    reply.status,
-                    reply.headers,
-                    b"" if content is None else content,
-                    time.monotonic() - started,
+                return received(
+                    request, reply.status, reply.headers, content, started, self.max_response_bytes
                 )
         except rx.PyreqwestError as exc:
-            error: APIConnectionError | ResponseTooLargeError = _mapped(
-                exc, request, self._proxies.secrets
-            )
-        else:
-            if content is not None:
-                return raw
-            error = ResponseTooLargeError(raw, limit=self.max_response_bytes)
+            error = _mapped(exc, request, self._proxies.secrets)
         raise error  # outside the handler: the library's exception is not its context
 
     async def aclose(self) -> None:

@@ -36,7 +36,7 @@ import socket
 import ssl
 import time
 import urllib.request
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import aiohttp
@@ -155,6 +155,33 @@ def settle_read_buffers() -> None:
         block = bytes(320 * 1024)
         del block
         _settled = True
+
+
+def received(
+    request: RawRequest,
+    status: int,
+    headers: Mapping[str, str],
+    content: bytes | None,
+    started: float,
+    limit: int,
+) -> RawResponse:
+    """The reply to `request`; ResponseTooLargeError when its body went past `limit`.
+
+    `content` is None when the transport stopped reading at the cap; `started` is the
+    `time.monotonic()` of sending.
+    """
+    raw = RawResponse(
+        request.method,
+        request.url,
+        request.path,
+        status,
+        headers,
+        b"" if content is None else content,
+        time.monotonic() - started,
+    )
+    if content is None:
+        raise ResponseTooLargeError(raw, limit=limit)
+    return raw
 
 
 def check_limits(max_connections: int, max_response_bytes: int) -> None:

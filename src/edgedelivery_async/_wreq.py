@@ -37,7 +37,7 @@ import wreq
 from wreq.exceptions import ProxyConnectionError, TlsError
 from wreq.exceptions import TimeoutError as WreqTimeoutError
 
-from ._exceptions import APIConnectionError, ResponseTooLargeError
+from ._exceptions import APIConnectionError
 from ._http import (
     ACCESS_KEY_HEADER,
     DEFAULT_MAX_RESPONSE_BYTES,
@@ -48,7 +48,15 @@ from ._http import (
 from ._network import DEFAULT as DEFAULT_NETWORK
 from ._network import NetworkSettings, redact
 from ._timeouts import Timeout
-from ._transport import FixedProxy, NoProxy, ProxyTable, check_limits, connection_error, proxies_for
+from ._transport import (
+    FixedProxy,
+    NoProxy,
+    ProxyTable,
+    check_limits,
+    connection_error,
+    proxies_for,
+    received,
+)
 
 _METHODS = {
     name: getattr(wreq.Method, name)
@@ -157,23 +165,16 @@ class WreqTransport:
             else:  # the usual read: no keyword dict to build and unpack
                 reply = await client.request(method, request.url, headers=headers)
             content = await _read(reply, self.max_response_bytes)
-            raw = RawResponse(
-                request.method,
-                request.url,
-                request.path,
+            return received(
+                request,
                 reply.status.as_int(),
                 Headers(reply.headers),
-                b"" if content is None else content,
-                time.monotonic() - started,
+                content,
+                started,
+                self.max_response_bytes,
             )
         except _FAILURES as exc:
-            error: APIConnectionError | ResponseTooLargeError = _mapped(
-                exc, request, self._proxies.secrets
-            )
-        else:
-            if content is not None:
-                return raw
-            error = ResponseTooLargeError(raw, limit=self.max_response_bytes)
+            error = _mapped(exc, request, self._proxies.secrets)
         raise error  # outside the handler: the library's exception is not its context
 
     async def aclose(self) -> None:
