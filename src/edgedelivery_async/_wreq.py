@@ -27,8 +27,10 @@ keeps one wreq client per (timeouts, key) it is asked for, normally one.
 
 from __future__ import annotations
 
+import asyncio
 import re
 import time
+from collections import deque
 from collections.abc import Iterator, Mapping
 from datetime import timedelta
 from typing import Any
@@ -85,6 +87,7 @@ class WreqTransport:
         self._clients: dict[tuple[float, float, float, AccessKey | None], wreq.Client] = {}
         self._last: tuple[Timeout, AccessKey | None, wreq.Client] | None = None
         self._header_maps: dict[tuple[tuple[str, str], ...], wreq.HeaderMap] = {}
+        self._gate = _Gate(max_connections)
         self._proxies: NoProxy | FixedProxy | ProxyTable = proxies_for(network)
         self._verify = network.trust.for_wreq()  # refuses an ssl.SSLContext, here
         self._proxy_objects: dict[str, wreq.Proxy] = {}
@@ -93,6 +96,7 @@ class WreqTransport:
         """Raise the pool size to `count` if no request was made yet."""
         if not self._clients:
             self.max_connections = max(self.max_connections, count)
+            self._gate.limit = self.max_connections
 
     def _client(self, timeout: Timeout, key: AccessKey | None) -> wreq.Client:
         """The wreq client for these timeouts and this key (normally there is one)."""
@@ -147,6 +151,26 @@ class WreqTransport:
         return found
 
     async def send(self, request: RawRequest, timeout: Timeout) -> RawResponse:
+        gate = self._gate
+        if not gate.enter_now():  # every connection busy: wait, within the total timeout
+            try:
+                async with asyncio.timeout(timeout.total):
+                    await gate.enter()
+            except TimeoutError as exc:
+                what = "timed out waiting for a connection"
+                error: APIConnectionError | None = connection_error(
+                    request, what, exc, sent=False, timeout=True
+                )
+            else:
+                error = None
+            if error is not None:
+                raise error  # outside the handler, as every transport error
+        try:
+            return await self._exchange(request, timeout)
+        finally:
+            gate.leave()
+
+    async def _exchange(self, request: RawRequest, timeout: Timeout) -> RawResponse:
         client = self._client(timeout, request.access_key)
         headers = self._header_map(request.headers)
         method = _METHODS[request.method]
@@ -183,6 +207,51 @@ class WreqTransport:
         self._last = None
         for client in clients:
             client.close()
+
+
+class _Gate:
+    """At most `limit` exchanges at once, the others waiting in order.
+
+    wreq's pool does not bound the connections it opens (`pool_max_size` bounds the idle
+    ones), so the transport does, as aiohttp's connector does for the default transport.
+    A semaphore without the coroutine per entry: the usual entry is a counter.
+    """
+
+    __slots__ = ("busy", "limit", "waiting")
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.busy = 0
+        self.waiting: deque[asyncio.Future[None]] = deque()
+
+    def enter_now(self) -> bool:
+        """Take a place if one is free and nobody waits for it."""
+        if self.busy < self.limit and not self.waiting:
+            self.busy += 1
+            return True
+        return False
+
+    async def enter(self) -> None:
+        """Wait for a place (handed over by `leave`)."""
+        waiter = asyncio.get_running_loop().create_future()
+        self.waiting.append(waiter)
+        try:
+            await waiter
+        except BaseException:  # cancelled or timed out while waiting
+            if waiter.done() and not waiter.cancelled():
+                self.leave()  # a place was handed over just now: pass it on
+            elif waiter in self.waiting:
+                self.waiting.remove(waiter)
+            raise
+
+    def leave(self) -> None:
+        """Give the place to the first waiter still waiting, or free it."""
+        while self.waiting:
+            waiter = self.waiting.popleft()
+            if not waiter.done() and not waiter.get_loop().is_closed():
+                waiter.set_result(None)
+                return
+        self.busy -= 1
 
 
 async def _read(reply: wreq.Response, limit: int) -> bytes | None:

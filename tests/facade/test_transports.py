@@ -7,6 +7,7 @@ second-class path.
 
 from __future__ import annotations
 
+import asyncio
 import gzip
 import json
 from typing import Any
@@ -15,11 +16,14 @@ import pytest
 from aiohttp import web
 from transport.loopback import (
     EVERY_TRANSPORT,
+    REGISTRY,
+    STACKS,
     LoopbackServer,
     closed_port,
     cut_off,
     hang,
     loopback_server,
+    needs_wreq,
     open_client,
     status,
 )
@@ -177,6 +181,48 @@ async def test_read_timeout_shorter_than_total(name: str, server: LoopbackServer
         with pytest.raises(APITimeoutError) as info:
             await client.registries.get(31)
     assert info.value.request_sent is True
+
+
+@pytest.mark.parametrize("stack", STACKS)  # a caller's httpx client keeps its own limits
+async def test_max_connections_bounds_the_exchanges_at_once(
+    stack: str, server: LoopbackServer
+) -> None:
+    busy = peak = 0
+
+    async def slow(request: web.Request) -> web.StreamResponse:
+        nonlocal busy, peak
+        busy += 1
+        peak = max(peak, busy)
+        await asyncio.sleep(0.05)
+        busy -= 1
+        return web.json_response(REGISTRY)
+
+    server.replies = [slow] * 12
+    async with open_client(stack, KEY, server.base_url, max_connections=3) as client:
+        found = await asyncio.gather(*(client.registries.get(31) for _ in range(12)))
+    assert [registry.id for registry in found] == [31] * 12
+    assert peak == 3
+
+
+@needs_wreq
+async def test_wreq_waits_for_a_connection_within_the_total_timeout(server: LoopbackServer) -> None:
+    server.replies = [hang]
+    slow = Timeout(connect=1.0, read=10.0, total=10.0)
+    async with open_client("wreq", KEY, server.base_url, max_connections=1, timeout=slow) as client:
+        first = asyncio.ensure_future(client.registries.get(31))  # holds the one connection
+        for _ in range(500):  # until it reached the server (at most 5 s on a loaded machine)
+            if server.requests:
+                break
+            await asyncio.sleep(0.01)
+        quick = client.with_options(timeout=Timeout(connect=1.0, read=5.0, total=0.2))
+        with pytest.raises(APITimeoutError) as info:
+            await quick.registries.get(32)
+        first.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await first
+    assert "timed out waiting for a connection" in str(info.value)
+    assert info.value.request_sent is False
+    assert [seen.raw_path for seen in server.requests] == ["/mc/registries/31"]
 
 
 async def test_reply_cut_off(name: str, server: LoopbackServer) -> None:
