@@ -39,7 +39,7 @@ import wreq
 from wreq.exceptions import ProxyConnectionError, TlsError
 from wreq.exceptions import TimeoutError as WreqTimeoutError
 
-from ._exceptions import APIConnectionError
+from ._exceptions import APIConnectionError, InvalidRequestError
 from ._http import (
     ACCESS_KEY_HEADER,
     DEFAULT_MAX_RESPONSE_BYTES,
@@ -49,6 +49,7 @@ from ._http import (
 )
 from ._network import DEFAULT as DEFAULT_NETWORK
 from ._network import NetworkSettings, redact
+from ._schema import Problem
 from ._timeouts import Timeout
 from ._transport import (
     FixedProxy,
@@ -62,7 +63,7 @@ from ._transport import (
 
 _METHODS = {
     name: getattr(wreq.Method, name)
-    for name in ("GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS")
+    for name in ("GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS", "TRACE")
 }
 _HEADER_MAPS = 64  # distinct header sets kept as HeaderMaps (a client uses a handful)
 # Every exception wreq raises (its module lists them): each becomes an SDK error.
@@ -173,7 +174,10 @@ class WreqTransport:
     async def _exchange(self, request: RawRequest, timeout: Timeout) -> RawResponse:
         client = self._client(timeout, request.access_key)
         headers = self._header_map(request.headers)
-        method = _METHODS[request.method]
+        method = _METHODS.get(request.method)
+        if method is None:  # client.request("PROPFIND", ...): wreq has no other methods
+            problem = Problem("method", f"transport='wreq' sends only {', '.join(_METHODS)}")
+            raise InvalidRequestError(f"{request.method} {request.path}", [problem])
         options: dict[str, Any] = {}
         proxies = self._proxies
         if isinstance(proxies, ProxyTable):

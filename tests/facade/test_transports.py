@@ -33,6 +33,7 @@ from edgedelivery_async import (
     APIStatusError,
     APITimeoutError,
     EdgeDeliveryClient,
+    InvalidRequestError,
     NotFoundError,
     Timeout,
 )
@@ -223,6 +224,15 @@ async def test_wreq_waits_for_a_connection_within_the_total_timeout(server: Loop
     assert "timed out waiting for a connection" in str(info.value)
     assert info.value.request_sent is False
     assert [seen.raw_path for seen in server.requests] == ["/mc/registries/31"]
+
+
+@needs_wreq
+async def test_wreq_refuses_a_method_it_cannot_send(server: LoopbackServer) -> None:
+    async with open_client("wreq", KEY, server.base_url) as client:
+        with pytest.raises(InvalidRequestError, match="transport='wreq' sends only GET"):
+            await client.request("PROPFIND", "/mc/registries")
+        assert (await client.request("OPTIONS", "/mc/registries/31"))["id"] == 31
+    assert [seen.method for seen in server.requests] == ["OPTIONS"]
 
 
 async def test_reply_cut_off(name: str, server: LoopbackServer) -> None:
