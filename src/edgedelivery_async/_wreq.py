@@ -152,32 +152,12 @@ class WreqTransport:
         return found
 
     async def send(self, request: RawRequest, timeout: Timeout) -> RawResponse:
-        gate = self._gate
-        if not gate.enter_now():  # every connection busy: wait, within the total timeout
-            try:
-                async with asyncio.timeout(timeout.total):
-                    await gate.enter()
-            except TimeoutError as exc:
-                what = "timed out waiting for a connection"
-                error: APIConnectionError | None = connection_error(
-                    request, what, exc, sent=False, timeout=True
-                )
-            else:
-                error = None
-            if error is not None:
-                raise error  # outside the handler, as every transport error
-        try:
-            return await self._exchange(request, timeout)
-        finally:
-            gate.leave()
-
-    async def _exchange(self, request: RawRequest, timeout: Timeout) -> RawResponse:
-        client = self._client(timeout, request.access_key)
-        headers = self._header_map(request.headers)
         method = _METHODS.get(request.method)
         if method is None:  # client.request("PROPFIND", ...): wreq has no other methods
             problem = Problem("method", f"transport='wreq' sends only {', '.join(_METHODS)}")
             raise InvalidRequestError(f"{request.method} {request.path}", [problem])
+        client = self._client(timeout, request.access_key)
+        headers = self._header_map(request.headers)
         options: dict[str, Any] = {}
         proxies = self._proxies
         if isinstance(proxies, ProxyTable):
@@ -186,6 +166,9 @@ class WreqTransport:
                 options["proxy"] = self._proxy(found)
         if request.content is not None:
             options["body"] = request.content
+        gate = self._gate
+        if not gate.enter_now():  # every connection busy: wait, within the total timeout
+            await self._wait_for_place(request, timeout)
         started = time.monotonic()
         try:
             if options:
@@ -203,7 +186,21 @@ class WreqTransport:
             )
         except _FAILURES as exc:
             error = _mapped(exc, request, self._proxies.secrets)
+        finally:
+            gate.leave()
         raise error  # outside the handler: the library's exception is not its context
+
+    async def _wait_for_place(self, request: RawRequest, timeout: Timeout) -> None:
+        """Wait for one of the `max_connections` places, within the total timeout."""
+        try:
+            async with asyncio.timeout(timeout.total):
+                await self._gate.enter()
+        except TimeoutError as exc:
+            what = "timed out waiting for a connection"
+            error = connection_error(request, what, exc, sent=False, timeout=True)
+        else:
+            return
+        raise error  # outside the handler, as every transport error
 
     async def aclose(self) -> None:
         clients = list(self._clients.values())
@@ -274,7 +271,7 @@ async def _read(reply: wreq.Response, limit: int) -> bytes | None:
         if size > limit:
             return None
         blocks.append(bytes(block))
-    return b"".join(blocks)
+    return blocks[0] if len(blocks) == 1 else b"".join(blocks)
 
 
 class Headers(Mapping[str, str]):
