@@ -24,7 +24,7 @@ from pathlib import Path
 
 from aiohttp import web
 
-from .loopback import LoopbackServer
+from .loopback import LoopbackServer, stop
 
 
 @dataclass
@@ -86,7 +86,7 @@ async def tls_server(certificates: Certificates) -> AsyncIterator[LoopbackServer
     try:
         yield loopback
     finally:
-        await runner.cleanup()
+        await stop(runner)
 
 
 @dataclass
