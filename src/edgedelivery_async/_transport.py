@@ -75,7 +75,6 @@ if TYPE_CHECKING:
 
     import httpx
 
-TRANSPORTS = ("aiohttp", "wreq", "reqwest")
 SPEED_HINT = "pip install 'edgedelivery-async[speed]'"
 # The opt-in transports: name -> (module, class, the library it needs, how to install it).
 _OPT_IN = {
@@ -114,7 +113,7 @@ def make_transport(
             max_response_bytes=max_response_bytes,
             network=network,
         )
-    opt_in = _OPT_IN.get(name)
+    opt_in = _OPT_IN.get(name) if isinstance(name, str) else None
     if opt_in is None:
         raise ConfigurationError(
             f"unknown transport {name!r}: use 'aiohttp' (the default), 'wreq' ({SPEED_HINT}) "

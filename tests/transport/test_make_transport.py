@@ -46,6 +46,12 @@ def test_unknown_name() -> None:
         make_transport("curl")
 
 
+@pytest.mark.parametrize("name", [None, 5, ["wreq"], {"wreq": 1}])
+def test_a_name_that_is_not_a_string(name: object) -> None:
+    with pytest.raises(ConfigurationError, match="unknown transport"):
+        make_transport(name)  # type: ignore[arg-type]
+
+
 @pytest.mark.parametrize(
     ("name", "library", "module", "extra"),
     [("wreq", "wreq", "_wreq", "speed"), ("reqwest", "pyreqwest", "_reqwest", "reqwest")],
