@@ -25,7 +25,7 @@ import urllib.request
 from base64 import b64encode
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn, TypeAlias
+from typing import TYPE_CHECKING, NoReturn, TypeAlias
 from urllib.parse import quote, unquote, urlsplit
 
 from ._exceptions import ConfigurationError
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
     import aiohttp
+    from wreq import CertStore
 
 log = logging.getLogger("edgedelivery_async")
 
@@ -176,8 +177,9 @@ class Trust:
             _refuse(f"{self.source}: no PEM certificate found")
         return found
 
-    def for_wreq(self) -> Any:
-        """wreq's `tls_verify`: True (the system's roots), or those plus `verify=`'s."""
+    def for_wreq(self) -> bool | CertStore:
+        """wreq's `tls_verify`: True (wreq's built-in roots), or with `verify=` a store of
+        the system's default certificate paths plus the bundle's certificates."""
         if self.context is not None:
             _refuse(
                 "transport='wreq' cannot use an ssl.SSLContext (it verifies with BoringSSL): "

@@ -8,8 +8,9 @@ least of the clients measured (README, Performance), and it gives the same guara
 as the default transport (see `_transport`):
 
 - no redirect followed by the library (the engine follows same-origin ones);
-- TLS verified against the system's roots, plus the roots of `verify=<CA bundle>` (an
-  `ssl.SSLContext` cannot apply to its BoringSSL and is refused);
+- TLS verified: against wreq's built-in root store (Chromium's), or with
+  `verify=<CA bundle>` against the system's default certificate paths plus the bundle
+  (an `ssl.SSLContext` cannot apply to its BoringSSL and is refused);
 - `proxy=`, or HTTP(S)_PROXY/NO_PROXY read once per origin (unless `trust_env=False`),
   never the library's own reading of the environment;
 - the connect, read and total timeouts;
@@ -73,7 +74,7 @@ _FAILURES: tuple[type[Exception], ...] = tuple(
 
 
 class WreqTransport:
-    """One wreq client (per connect timeout), built on first use."""
+    """One wreq client per (timeouts, key) asked for, normally one, built on first use."""
 
     def __init__(
         self,
