@@ -8,6 +8,7 @@ second-class path.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gzip
 import json
 from typing import Any
@@ -189,12 +190,17 @@ async def test_max_connections_bounds_the_exchanges_at_once(
     stack: str, server: LoopbackServer
 ) -> None:
     busy = peak = 0
+    three = asyncio.Event()  # replies are held until three arrive: a bound above 3 shows
 
     async def slow(request: web.Request) -> web.StreamResponse:
         nonlocal busy, peak
         busy += 1
         peak = max(peak, busy)
-        await asyncio.sleep(0.05)
+        if busy >= 3:
+            three.set()
+        with contextlib.suppress(TimeoutError):  # fewer than three: the assertion says so
+            await asyncio.wait_for(three.wait(), 5)
+        await asyncio.sleep(0.01)
         busy -= 1
         return web.json_response(REGISTRY)
 

@@ -22,6 +22,7 @@ from edgedelivery_async import (
     InternalServerError,
     Timeout,
 )
+from edgedelivery_async._exceptions import ResponseTooLargeError
 from edgedelivery_async._http import AccessKey
 
 from .loopback import (
@@ -192,3 +193,14 @@ async def test_status_error(name: str, server: LoopbackServer) -> None:
     error: EdgeDeliveryError = info.value
     assert places(error, SECRET) == []
     assert places(info.value.response, SECRET) == []
+
+
+@pytest.mark.parametrize("name", EVERY_TRANSPORT)
+async def test_reply_over_the_cap(name: str, server: LoopbackServer) -> None:
+    server.replies = [status(200, {"data": "x" * 1000})]
+    async with open_client(
+        name, SECRET, server.base_url, max_retries=0, max_response_bytes=100
+    ) as client:
+        with pytest.raises(ResponseTooLargeError) as info:
+            await client.registries.get(31)
+    assert places(info.value, SECRET) == []
