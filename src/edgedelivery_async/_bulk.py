@@ -3,8 +3,8 @@
 `fan_out(call, keys)` is the one mechanism under every bulk read: keys are read
 lazily (never more than `concurrency` ahead of what has been yielded), at most
 `concurrency` calls are in flight, every key yields exactly one `BulkResult`, and
-leaving the loop early cancels what is in flight. Retries are the client's; a 429
-pauses every call of the client (see `_engine`).
+leaving the loop early cancels what is in flight. Retries and the pace of requests
+are the client's (see `_rate_control`): every bulk run of a client shares its limit.
 """
 
 from __future__ import annotations
@@ -117,11 +117,13 @@ async def fan_out(
 ) -> AsyncGenerator[BulkResult[K, V], None]:
     """Call `call(key)` for every key, at most `concurrency` at once; yield results as they finish.
 
-    `keys` may be any iterable or async iterable and is read lazily. `rate_limit`
-    caps calls per second. Pass a `BulkProgress` to watch the run. Any exception a
-    call raises becomes that key's `error`; cancellation propagates. When the keys'
-    iterator itself raises, no further key is read, the keys already read still yield
-    their results, and then the run raises that exception.
+    `keys` may be any iterable or async iterable and is read lazily; an async source is
+    read beside the calls, so a slow source never holds back a finished result.
+    `rate_limit` caps calls per second. Pass a `BulkProgress` to watch the run. Any
+    exception a call raises becomes that key's `error`. When the keys' iterator itself
+    raises, no further key is read, the keys already read still yield their results,
+    and then the run raises that exception. Cancelling the run stops the calls in
+    flight, yields every result that had already finished, then raises the cancellation.
     """
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
         raise ConfigurationError("concurrency must be a positive integer")
@@ -133,11 +135,19 @@ async def fan_out(
     counters = progress if progress is not None else BulkProgress()
     loop = asyncio.get_running_loop()
     finished: deque[BulkResult[K, V]] = deque()  # results not yet yielded, oldest first
-    waiter: asyncio.Future[None] | None = None  # set while the loop below waits for one
+    waiter: asyncio.Future[None] | None = None  # set while the loop below waits
+    space: asyncio.Future[None] | None = None  # set while the feeder waits for a place
     tasks: set[asyncio.Task[None]] = set()
+    read_key, await_key = _key_readers(keys)
+    exhausted = False
+    source_error: Exception | None = None  # raised once the keys read so far have results
+    in_flight = 0  # keys read whose result has not been yielded
+
+    def wake() -> None:
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
 
     async def run(key: K) -> None:
-        nonlocal waiter
         try:
             if limiter is not None:
                 await limiter.acquire()
@@ -145,51 +155,92 @@ async def fan_out(
         except Exception as error:  # every key gets a result, whatever the call raised
             result = BulkResult(key, error=error)
         finished.append(result)
-        if waiter is not None and not waiter.done():
-            waiter.set_result(None)
+        wake()
 
-    read_key, await_key = _key_readers(keys)
-    exhausted = False
-    source_error: Exception | None = None  # raised once the keys read so far have results
-    in_flight = 0  # keys read whose result has not been yielded
+    def start(key: K) -> None:
+        nonlocal in_flight
+        in_flight += 1
+        counters.started += 1
+        task = loop.create_task(run(key))
+        tasks.add(task)
+        task.add_done_callback(tasks.discard)
+
+    async def feed(next_key: Callable[[], Awaitable[K]]) -> None:
+        """Read an async source beside the calls, never more than `concurrency` ahead."""
+        nonlocal exhausted, source_error, space
+        try:
+            while True:
+                while in_flight >= concurrency:
+                    space = loop.create_future()
+                    try:
+                        await space
+                    finally:
+                        space = None
+                start(await next_key())
+        except StopAsyncIteration:
+            pass
+        except Exception as error:  # the keys' own iterator failed
+            source_error = error
+        finally:
+            exhausted = True
+            wake()
+
+    feeder = loop.create_task(feed(await_key)) if await_key is not None else None
     try:
         while True:
-            while not exhausted and in_flight < concurrency:
+            while read_key is not None and not exhausted and in_flight < concurrency:
                 try:
-                    key = read_key() if read_key is not None else await await_key()  # type: ignore[misc]
-                except (StopIteration, StopAsyncIteration):
+                    key = read_key()
+                except StopIteration:
                     exhausted = True
                     break
                 except Exception as error:  # the keys' own iterator failed
                     exhausted, source_error = True, error
                     break
-                in_flight += 1
-                counters.started += 1
-                task = loop.create_task(run(key))
-                tasks.add(task)
-                task.add_done_callback(tasks.discard)
-            if in_flight == 0:
+                start(key)
+            if not finished and exhausted and in_flight == 0:
                 if source_error is not None:
                     raise source_error
                 return
-            while not finished:
+            while not finished and not (exhausted and in_flight == 0):
                 waiter = loop.create_future()
                 try:
                     await waiter
                 finally:
                     waiter = None
+            if not finished:
+                continue
             result = finished.popleft()
             in_flight -= 1
+            if space is not None and not space.done():
+                space.set_result(None)
             if result.error is None:
                 counters.succeeded += 1
             else:
                 counters.failed += 1
             yield result
+    except asyncio.CancelledError:
+        # Stop what is in flight, then hand over every result that had finished.
+        await _stop(feeder, tasks)
+        while finished:
+            result = finished.popleft()
+            if result.error is None:
+                counters.succeeded += 1
+            else:
+                counters.failed += 1
+            yield result
+        raise
     finally:
-        for task in tasks:
-            task.cancel()
-        if tasks:
-            await asyncio.gather(*tasks, return_exceptions=True)
+        await _stop(feeder, tasks)
+
+
+async def _stop(feeder: asyncio.Task[None] | None, tasks: set[asyncio.Task[None]]) -> None:
+    """Cancel the feeder and the calls in flight, and wait until they have ended."""
+    pending = [task for task in (feeder, *tasks) if task is not None and not task.done()]
+    for task in pending:
+        task.cancel()
+    if pending:
+        await asyncio.gather(*pending, return_exceptions=True)
 
 
 async def collect(results: AsyncIterable[BulkResult[K, V]]) -> BulkOutcome[K, V]:
