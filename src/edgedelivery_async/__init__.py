@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from ._call import BoundEndpoint
     from ._client import EdgeDeliveryClient
     from ._hooks import HookError, Hooks, RequestEvent, ResponseEvent, RetryEvent
+    from ._rate_control import RateControl, RateController, RetryBudget
     from ._response import APIResponse
     from ._retry import RetryPolicy
     from ._timeouts import Timeout
@@ -56,7 +57,10 @@ _LAZY = {
     "BulkProgress": "._bulk",
     "BulkResult": "._bulk",
     "EdgeDeliveryClient": "._client",
+    "RateControl": "._rate_control",
+    "RateController": "._rate_control",
     "RateLimiter": "._bulk",
+    "RetryBudget": "._rate_control",
     "RetryPolicy": "._retry",
     "Timeout": "._timeouts",
     "collect": "._bulk",
@@ -101,11 +105,14 @@ __all__ = [
     "InvalidRequestError",
     "NotFoundError",
     "PermissionDeniedError",
+    "RateControl",
+    "RateController",
     "RateLimitError",
     "RateLimiter",
     "RequestEvent",
     "ResponseEvent",
     "ResponseTooLargeError",
+    "RetryBudget",
     "RetryEvent",
     "RetryPolicy",
     "Timeout",

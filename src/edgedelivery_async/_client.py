@@ -15,6 +15,7 @@ from ._exceptions import ConfigurationError, InvalidRequestError
 from ._hooks import Hooks
 from ._http import DEFAULT_MAX_RESPONSE_BYTES, AccessKey, Transport, header_problem
 from ._network import Verify, refuse_with_http_client
+from ._rate_control import RateControl, RateController
 from ._retry import RetryPolicy
 from ._runtime import ClientRuntime
 from ._schema import Problem
@@ -105,6 +106,7 @@ class EdgeDeliveryClient(Resources):
         trust_env: bool | None = None,
         verify: Verify = True,
         session: aiohttp.ClientSession | None = None,
+        rate_control: RateControl | None = None,
     ) -> None:
         if not isinstance(allow_insecure_http, bool):
             raise ConfigurationError("allow_insecure_http must be True or False")
@@ -113,6 +115,8 @@ class EdgeDeliveryClient(Resources):
         if http_client is not None and not _is_httpx_client(http_client):
             raise ConfigurationError("http_client must be an httpx.AsyncClient")
         check_limits(max_connections, max_response_bytes)
+        if rate_control is not None and not isinstance(rate_control, RateControl):
+            raise ConfigurationError("rate_control must be a RateControl(...) (or None)")
         stack: Transport
         if http_client is not None:
             refuse_with_http_client(
@@ -134,6 +138,7 @@ class EdgeDeliveryClient(Resources):
             access_key=AccessKey(key) if key != "" and key is not None else None,
             transport=stack,
             allow_insecure_http=allow_insecure_http,
+            rate_control=rate_control,
         )
         options = _options(
             CallOptions(),
@@ -179,6 +184,11 @@ class EdgeDeliveryClient(Resources):
     def base_url(self) -> str:
         """The base URL every path is appended to."""
         return self._engine.base_url
+
+    @property
+    def rate_controller(self) -> RateController:
+        """The pace of this client's requests (shared by its copies): rate, limit, 429s."""
+        return self._engine.rate
 
     @property
     def timeout(self) -> Timeout:

@@ -1,8 +1,9 @@
 """The request loop shared by a client and its `with_options` copies.
 
 It owns what every call has in common: the base URL, the access key, the
-transport, headers, the retry loop, same-origin redirects, the pause that a 429
-imposes on every call of the client, and one debug log line per attempt.
+transport, headers, the retry loop, same-origin redirects, the rate controller that
+paces every call of the client to the key's limit (`_rate_control`), and one debug log
+line per attempt.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from . import _hooks
 from ._exceptions import APIConnectionError, ConfigurationError, status_error
 from ._hooks import Hooks, RequestEvent, ResponseEvent, RetryEvent
 from ._http import AccessKey, RawRequest, RawResponse, Transport, header_problem, origin
+from ._rate_control import RateControl, RateController
 from ._retry import RetryPolicy
 from ._telemetry import CallInfo, CallTrace, Telemetry
 from ._timeouts import Timeout
@@ -56,16 +58,13 @@ class Engine:
         access_key: AccessKey | None,
         transport: Transport,
         allow_insecure_http: bool,
+        rate_control: RateControl | None = None,
     ) -> None:
         self.base_url = check_base_url(base_url, allow_insecure_http=allow_insecure_http)
         self.access_key = access_key
         self.transport = transport
+        self.rate = RateController(rate_control if rate_control is not None else RateControl())
         self._origin = origin(self.base_url)
-        self._paused_until = 0.0
-
-    def pause(self, seconds: float) -> None:
-        """Hold every call of this client for `seconds` (after a 429)."""
-        self._paused_until = max(self._paused_until, time.monotonic() + seconds)
 
     def request(
         self,
@@ -121,20 +120,28 @@ class Engine:
         operation_id: str | None,
         trace: CallTrace | None,
     ) -> RawResponse:
-        """The retry loop: attempts, same-origin redirects, waits, the 429 pause."""
-        method, hooks = request.method, options.hooks
+        """The retry loop: paced attempts, same-origin redirects, retry waits and budget."""
+        method, hooks, rate = request.method, options.hooks, self.rate
         retries = redirects = 0
+        rate.deposit()
         while True:
-            if self._paused_until:
-                await self._wait_for_pause()
+            turn = rate.admit()
+            if turn is not None:
+                await turn
             event = None
             if hooks.on_request or hooks.on_response or hooks.on_retry:
-                event = await self._request_hooks(request, hooks, operation_id, retries)
+                try:
+                    event = await self._request_hooks(request, hooks, operation_id, retries)
+                except BaseException:
+                    rate.landed()  # admitted, never sent
+                    raise
             if trace is not None:
                 trace.attempt_started(retries)
+            sent_at = time.monotonic()
             try:
                 reply = await self.transport.send(request, options.timeout)
             except APIConnectionError as error:
+                rate.landed()
                 error.retries_taken = retries
                 if trace is not None:
                     trace.attempt_ended(None, error)
@@ -143,6 +150,9 @@ class Engine:
                     if options.retry.retryable_error(method, error)
                     else None
                 )
+                if delay is not None and not rate.allow_retry():
+                    _log_budget_spent(request)
+                    delay = None
                 _log_failure(request, error, delay, retries, options.retry)
                 if delay is None:
                     raise
@@ -151,7 +161,12 @@ class Engine:
                     await _hooks.run(hooks.on_retry, RetryEvent(event, retries, delay, error))
                 await asyncio.sleep(delay)
                 continue
+            except BaseException:
+                rate.landed()
+                raise
             reply.retries_taken = retries
+            rate.landed()
+            rate.observe(reply.status, reply.headers, sent_at)
             if trace is not None:
                 trace.attempt_ended(reply.status, None)
             if event is not None and hooks.on_response:
@@ -176,10 +191,11 @@ class Engine:
             delay = None
             if options.retry.retryable_status(method, reply.status):
                 delay = options.retry.delay(retries, reply.retry_after())
+                if delay is not None and not rate.allow_retry():
+                    _log_budget_spent(request)
+                    delay = None
             if delay is None:
                 raise status_error(reply, _error_body(reply))
-            if reply.status == 429:
-                self.pause(delay)
             log.debug(
                 "retrying %s %s in %.2f s after status %s (retry %d of %d)",
                 method,
@@ -221,12 +237,6 @@ class Engine:
         headers = {k: v for k, v in options.headers.items() if k.lower() not in owned}
         headers.update(own)
         return headers
-
-    async def _wait_for_pause(self) -> None:
-        if self._paused_until:
-            remaining = self._paused_until - time.monotonic()
-            if remaining > 0:
-                await asyncio.sleep(remaining)
 
     def _redirect_target(self, request: RawRequest, reply: RawResponse) -> str | None:
         """A same-origin redirect that keeps the request's meaning, else None."""
@@ -326,6 +336,11 @@ def _hook_headers(headers: Any) -> dict[str, str]:
         if name.lower() != "accesskey":
             clean[name] = value
     return clean
+
+
+def _log_budget_spent(request: RawRequest) -> None:
+    """No retry: the client's retry budget is spent (the error is raised instead)."""
+    log.debug("not retrying %s %s: the retry budget is spent", request.method, request.path)
 
 
 def _path_of(url: str) -> str:

@@ -24,7 +24,8 @@ class RetryPolicy:
 
     The n-th retry waits `initial_delay * 2**n` seconds (at most `max_delay`), less up
     to `jitter` of it at random. A Retry-After of up to `max_retry_after` seconds is
-    waited as given; a longer one ends the retries, and the error carries it.
+    honoured, plus up to `jitter` of it at random, so the requests a 429 refused together
+    do not return together; a longer one ends the retries, and the error carries it.
     """
 
     max_retries: int = 2
@@ -55,7 +56,9 @@ class RetryPolicy:
         """Seconds before the next attempt, or None when no attempt is left."""
         if retries_taken >= self.max_retries:
             return None
-        if retry_after is not None:
-            return retry_after if retry_after <= self.max_retry_after else None
+        if retry_after is not None:  # honoured, and spread: up to `jitter` of it later
+            if retry_after > self.max_retry_after:
+                return None
+            return retry_after * (1.0 + self.jitter * random.random())  # noqa: S311
         backoff = min(self.initial_delay * 2.0**retries_taken, self.max_delay)
         return backoff * (1.0 - self.jitter * random.random())  # noqa: S311 - jitter, not crypto

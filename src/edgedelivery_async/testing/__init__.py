@@ -17,6 +17,7 @@ loopback; the pytest plugin offers the `edgedelivery_fake` and `edgedelivery_cli
 from ._fake import FakeEdgeDelivery, RecordedRequest
 from ._faults import DroppedConnection, FaultRates, InjectedStatus
 from ._httpx import FakeTransport
+from ._rate_limit import RateLimit
 from ._replies import Reply
 from ._shapes import REPLY_SHAPES, ReplyShape
 from ._state import SEED_SHIELD_ZONE_OFFSET
@@ -29,6 +30,7 @@ __all__ = [
     "FakeTransport",
     "FaultRates",
     "InjectedStatus",
+    "RateLimit",
     "RecordedRequest",
     "Reply",
     "ReplyShape",

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ._fake import FakeEdgeDelivery
+from ._rate_limit import RateLimit
 from ._seedfile import EXAMPLE_SEED, SEED_FORMAT, SeedError, apply_seed, inventory, load_seed
 
 DESCRIPTION = "A stateful fake of the Edge Delivery Management API, served over HTTP."
@@ -98,6 +99,38 @@ def parser() -> argparse.ArgumentParser:
         metavar="N",
         help="seed of the random choice of faulty requests (default: %(default)s)",
     )
+    limits = serve.add_argument_group("rate limit (a token bucket per access key)")
+    limits.add_argument(
+        "--rate-limit",
+        type=float,
+        metavar="N",
+        help="answer 429 past N requests per second per key (default: no limit)",
+    )
+    limits.add_argument(
+        "--burst", type=float, metavar="N", help="bucket size (default: a tenth of the rate)"
+    )
+    limits.add_argument(
+        "--retry-after",
+        type=float,
+        default=1.0,
+        metavar="SECONDS",
+        help="the Retry-After of a 429 (default: %(default)s)",
+    )
+    limits.add_argument(
+        "--no-retry-after", action="store_true", help="send 429 replies without Retry-After"
+    )
+    limits.add_argument(
+        "--rate-limit-headers",
+        action="store_true",
+        help="send RateLimit-Policy/-Limit/-Remaining/-Reset on every reply",
+    )
+    limits.add_argument(
+        "--rate-change",
+        action="append",
+        default=[],
+        metavar="SECONDS:N",
+        help="SECONDS after the first request, the limit becomes N per second (repeatable)",
+    )
     commands.add_parser(
         "example-seed",
         help="print the example inventory as a seed file (a start for your own)",
@@ -154,7 +187,32 @@ def build_fake(args: argparse.Namespace) -> FakeEdgeDelivery:
         rate_503=args.rate_503,
         drop_rate=args.drop_rate,
     )
+    fake.set_rate_limit(rate_limit_of(args))
     return fake
+
+
+def rate_limit_of(args: argparse.Namespace) -> RateLimit | None:
+    """The `RateLimit` the rate-limit options describe, or None without --rate-limit."""
+    if args.rate_limit is None:
+        if args.rate_change or args.burst is not None or args.rate_limit_headers:
+            raise ValueError("--burst, --rate-change and --rate-limit-headers need --rate-limit")
+        return None
+    changes = []
+    for change in args.rate_change:
+        when, sep, rate = change.partition(":")
+        try:
+            changes.append((float(when), float(rate)))
+        except ValueError:
+            raise ValueError(f"--rate-change takes SECONDS:N, not {change!r}") from None
+        if not sep:
+            raise ValueError(f"--rate-change takes SECONDS:N, not {change!r}")
+    return RateLimit(
+        args.rate_limit,
+        burst=args.burst,
+        retry_after=None if args.no_retry_after else args.retry_after,
+        headers=args.rate_limit_headers,
+        changes=tuple(changes),
+    )
 
 
 def _read(name: str) -> str:

@@ -20,6 +20,7 @@ from ._document import Document
 from ._faults import DroppedConnection, FaultRates, Faults, InjectedStatus, ShapedReply
 from ._httpx import FakeTransport
 from ._inputs import json_or_none
+from ._rate_limit import RateLimit, TokenBuckets
 from ._replies import Reply
 from ._routes import Match, Route, Router, default_router
 from ._shapes import REDACTED, ReplyShape
@@ -40,7 +41,7 @@ class RecordedRequest:
     headers: dict[str, str] = field(repr=False)  # lower-case names; AccessKey redacted
     json: Any
     status: int | None  # None: the connection was dropped
-    fault: str | None = None  # "status" or "dropped" when the reply was injected
+    fault: str | None = None  # "status", "dropped" or "rate-limited" when injected
     shape: str | None = None  # the reply shape given by `reply_next`, if any
 
 
@@ -56,6 +57,8 @@ class FakeEdgeDelivery(httpx.AsyncBaseTransport):
     body, 202 without a result, nulls, ...) with `reply_next`. Injected faults may use
     statuses the document does not declare.
     `document` serves another OpenAPI document (a mapping) instead of the shipped one.
+    `rate_limit` limits each access key like a real API (a `RateLimit`, or a number of
+    requests per second); `set_rate_limit` changes it during a run.
     """
 
     def __init__(
@@ -66,9 +69,11 @@ class FakeEdgeDelivery(httpx.AsyncBaseTransport):
         pull_zones: int = 0,
         request_log_limit: int = 10_000,
         document: Mapping[str, Any] | None = None,
+        rate_limit: RateLimit | float | None = None,
     ) -> None:
         if not access_key:
             raise ValueError("access_key must not be empty")
+        self._buckets: TokenBuckets | None = None
         self._access_key = access_key
         self.state = State()
         self.router = default_router() if document is None else Router(Document(document))
@@ -76,6 +81,7 @@ class FakeEdgeDelivery(httpx.AsyncBaseTransport):
         self.faults = Faults(seed, self.router.operation_ids())
         self._log: deque[RecordedRequest] = deque(maxlen=request_log_limit)
         self._lock = threading.RLock()
+        self.set_rate_limit(rate_limit)
         self._transport = FakeTransport(self)
         if pull_zones:
             self.seed_pull_zones(pull_zones)
@@ -304,6 +310,27 @@ class FakeEdgeDelivery(httpx.AsyncBaseTransport):
         with self._lock:
             self.faults.clear()
 
+    # --------------------------------------------------------------- rate limit
+    def set_rate_limit(self, rate_limit: RateLimit | float | None) -> None:
+        """Limit each key to a `RateLimit` (a number: that many per second), or None."""
+        if rate_limit is None:
+            buckets = None
+        else:
+            limit = rate_limit if isinstance(rate_limit, RateLimit) else RateLimit(rate_limit)
+            buckets = TokenBuckets(limit)
+        with self._lock:
+            self._buckets = buckets
+
+    @property
+    def rate_limit(self) -> RateLimit | None:
+        """The limit in force (None: unlimited)."""
+        return self._buckets.limit if self._buckets is not None else None
+
+    @property
+    def rate_limited(self) -> int:
+        """429 replies the rate limit has given since it was set."""
+        return self._buckets.refused if self._buckets is not None else 0
+
     # ------------------------------------------------------------------ serving
     def handle(self, method: str, raw_path: str, headers: Mapping[str, str], body: bytes) -> Reply:
         """Answer one request synchronously, without faults and without recording it."""
@@ -318,6 +345,19 @@ class FakeEdgeDelivery(httpx.AsyncBaseTransport):
         lowered = {name.lower(): value for name, value in headers.items()}
         resolved = self.router.resolve(method, raw_path)
         fault = None
+        limited: tuple[tuple[str, str], ...] = ()
+        if isinstance(resolved, Match) and self._buckets is not None:
+            with self._lock:
+                allowed, limited = self._buckets.take(lowered.get("accesskey", ""))
+                if not allowed:
+                    reply = self.app.error(
+                        resolved.route, 429, "Rate limit exceeded.", raw_path,
+                        key="fake.rate_limited", headers=limited,
+                    )  # fmt: skip
+            if not allowed:
+                refused = resolved.route.operation_id
+                self._record(method, raw_path, refused, lowered, body, 429, "rate-limited")
+                return reply
         if isinstance(resolved, Match):
             with self._lock:
                 decision = self.faults.decide(resolved.route.operation_id)
@@ -349,6 +389,8 @@ class FakeEdgeDelivery(httpx.AsyncBaseTransport):
             method, raw_path, operation_id, lowered, body, reply.status,
             "status" if isinstance(fault, InjectedStatus) else None, shape,
         )  # fmt: skip
+        if limited:
+            reply = Reply(reply.status, (*reply.headers, *limited), reply.body)
         return reply
 
     def transport(self) -> FakeTransport:

@@ -1,0 +1,430 @@
+"""Client-wide rate control: find the key's limit and hold just under it.
+
+The live service limits requests per access key, so every call and every bulk run of a
+client shares one controller. It sends unpaced until the server refuses (429); then it
+paces requests at a rate it keeps adjusting, which is additive increase, multiplicative
+decrease (AIMD, as in TCP and Netflix's concurrency-limits), with the decrease set by
+what the server delivered:
+
+- On a 429, the new rate is `backoff` times the lower of the rate it was sending at and
+  the rate of successful replies just before (a token bucket lets through exactly its
+  refill rate once it is empty, so that is the best estimate of the limit; BBR uses the
+  same delivery-rate idea). One cut per round trip: a 429 for a request sent before the
+  last cut says nothing new, so a burst of refusals is one decrease, not a collapse.
+- Until the first refusal, requests in flight start at `_INITIAL_WINDOW` and double each
+  round trip (TCP's slow start), so a client does not open with a burst of `concurrency`
+  requests that a small bucket must refuse; past `_OPEN_WINDOW` in flight it is off.
+- Between refusals the rate follows CUBIC's curve (RFC 9438): back to the estimated
+  limit in `recovery` seconds, flat around it, then faster and faster above it, so a
+  limit that rose is found in seconds while the limit it knows is approached gently.
+- A server that states its limit (`RateLimit-Policy`, draft-ietf-httpapi-ratelimit-headers)
+  is paced at `stated_share` of it with no probing above; `RateLimit-Remaining: 0` (or the
+  `X-RateLimit-*` pair) holds paced requests until its reset.
+
+Nothing pauses the whole client and releases it at once: a retried request waits its own
+`Retry-After` and then takes its place in the same paced queue as everything else.
+Retries draw on a client-wide `RetryBudget` (Finagle's retry budget), so a server that
+refuses everything gets a trickle of retries, not a multiple of the load.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import deque
+from collections.abc import Awaitable, Mapping
+from dataclasses import dataclass, field
+
+from ._exceptions import ConfigurationError
+
+
+@dataclass(frozen=True, slots=True)
+class RetryBudget:
+    """At most `share` retries per request sent, plus `per_second` retries a second.
+
+    A client-wide allowance: each first attempt deposits `share`, time deposits
+    `per_second`, a retry withdraws 1, and the balance holds at most `per_second * 10`
+    plus `share * 1000`. When it is empty, the error is raised instead of retried.
+    """
+
+    share: float = 0.2
+    per_second: float = 10.0
+
+    def __post_init__(self) -> None:
+        for name in ("share", "per_second"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0:
+                raise ConfigurationError(f"RetryBudget.{name} must be a number >= 0")
+
+
+@dataclass(frozen=True, slots=True)
+class RateControl:
+    """How a client paces its requests to the access key's limit (README, Rate limits).
+
+    `adaptive` (on by default) learns the limit from 429 replies and rate-limit headers;
+    `max_rate` is a hard cap in requests per second for the whole client, adaptive or
+    not; `retry_budget` bounds retries client-wide (None: no budget). The other fields
+    tune the controller and rarely need changing: `backoff` (the share of the measured
+    limit kept after a 429), `recovery` (seconds to grow back to the limit after a cut),
+    `stated_share` (the share of a limit the server states in its headers) and `min_rate`.
+    """
+
+    adaptive: bool = True
+    max_rate: float | None = None
+    retry_budget: RetryBudget | None = field(default_factory=RetryBudget)
+    backoff: float = 0.9
+    recovery: float = 1.0
+    stated_share: float = 0.97
+    min_rate: float = 0.5
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.adaptive, bool):
+            raise ConfigurationError("RateControl.adaptive must be True or False")
+        if self.max_rate is not None and not _positive(self.max_rate):
+            raise ConfigurationError("RateControl.max_rate must be a positive number (or None)")
+        if self.retry_budget is not None and not isinstance(self.retry_budget, RetryBudget):
+            raise ConfigurationError("RateControl.retry_budget must be a RetryBudget (or None)")
+        for name in ("backoff", "stated_share"):
+            value = getattr(self, name)
+            if not _positive(value) or value >= 1.0 + (name == "stated_share"):
+                raise ConfigurationError(f"RateControl.{name} must be in (0, 1)")
+        for name in ("recovery", "min_rate"):
+            if not _positive(getattr(self, name)):
+                raise ConfigurationError(f"RateControl.{name} must be a positive number")
+
+
+def _positive(value: object) -> bool:
+    return (
+        not isinstance(value, bool)
+        and isinstance(value, int | float)
+        and value > 0
+        and value != float("inf")
+    )
+
+
+_WINDOW = 1.0  # seconds of successful replies behind a limit estimate
+_MIN_WINDOW = 0.25  # ... at least, so one early burst does not read as the limit
+_MIN_SAMPLES = 10  # ... or at least this many replies, for slow limits
+_IDLE = 10.0  # seconds without waiting for a slot (and no 429) before pacing stops
+_CATCH_UP = 0.005  # seconds of late timer a paced release may make up at once
+_INITIAL_WINDOW = 10  # requests in flight at first (slow start)
+_OPEN_WINDOW = 640  # ... doubled each round trip until this many: then no window
+_SLOW_START_FOR = 5.0  # seconds after the first request: slow start ends regardless
+
+
+class RateController:
+    """The pace of one client's requests; shared by `with_options` copies.
+
+    Read `rate` (requests per second it paces at, None while unpaced), `limit` (its
+    estimate of the key's limit), `rate_limited` (429 replies seen) and `responses`
+    (replies seen) at any time, for progress displays and metrics.
+    """
+
+    def __init__(self, policy: RateControl) -> None:
+        self.policy = policy
+        self.rate: float | None = policy.max_rate
+        self.limit: float | None = None
+        self.rate_limited = 0
+        self.responses = 0
+        self._stated: float | None = None  # the limit the server's headers state
+        self._next_slot = 0.0  # when the next paced request may go
+        self._waiters: deque[asyncio.Future[None]] = deque()  # paced requests, in order
+        self._timer: asyncio.TimerHandle | None = None  # releases the first waiter
+        self._last_cut = -1.0  # when the rate was last decreased
+        self._last_wait = 0.0  # when a request last had to wait for its slot
+        self._first_send = 0.0
+        self._window: int | None = _INITIAL_WINDOW if policy.adaptive else None
+        self._in_flight = 0  # requests admitted and not landed, during slow start
+        self._oks: deque[float] = deque()  # times of recent successful replies
+        self._sent: deque[float] = deque()  # times of recent sends while unpaced
+        budget = policy.retry_budget
+        self._budget = budget
+        self._balance = budget.per_second * 10.0 + budget.share * 1000 if budget else 0.0
+        self._balance_at = time.monotonic()
+
+    def admit(self) -> Awaitable[None] | None:
+        """Admit one request: None to send it now, else an awaitable that ends at its turn.
+
+        Paced requests wait in order; one timer releases them `1 / rate` apart, at the
+        rate in force when each is released (so a rate that rises takes effect at once).
+        """
+        window = self._window
+        if window is not None:
+            if self._first_send and time.monotonic() - self._first_send > _SLOW_START_FOR:
+                self._end_slow_start()
+                window = None
+            elif self._in_flight >= window or self._waiters:
+                return self._turn(self._queue(time.monotonic()))
+        if self.rate is not None:
+            now = time.monotonic()
+            self._grow(now)
+            rate = self.rate
+            if rate is not None:
+                if self._waiters or now < self._next_slot:
+                    return self._turn(self._queue(now))
+                self._next_slot = max(self._next_slot, now - _CATCH_UP) + 1.0 / rate
+        elif self.policy.adaptive:
+            sent = self._sent
+            if not sent:
+                self._first_send = time.monotonic()
+            sent.append(time.monotonic())
+            if len(sent) > 4096:
+                sent.popleft()
+        if window is not None:
+            self._in_flight += 1
+        return None
+
+    def landed(self) -> None:
+        """A request admitted earlier has its reply (or failed): frees its place."""
+        if self._window is not None:
+            self._in_flight -= 1
+            if self._waiters and self._timer is None:
+                self._release()
+
+    async def _turn(self, waiter: asyncio.Future[None]) -> None:
+        """Wait for a place; a place granted to a caller cancelled meanwhile is given back."""
+        try:
+            await waiter
+        except asyncio.CancelledError:
+            if waiter.done() and not waiter.cancelled():
+                self.landed()
+            raise
+
+    def _queue(self, now: float) -> asyncio.Future[None]:
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiters.append(waiter)
+        self._last_wait = now
+        if self._timer is None and self.rate is not None:
+            self._arm(now)
+        return waiter
+
+    def _arm(self, now: float) -> None:
+        delay = max(0.0, self._next_slot - now)
+        self._timer = asyncio.get_running_loop().call_later(delay, self._release)
+
+    def _release(self) -> None:
+        """The timer: let the waiters whose turn has come go, and re-arm for the rest."""
+        self._timer = None
+        now = time.monotonic()
+        self._grow(now)
+        waiters, rate, window = self._waiters, self.rate, self._window
+        slot = max(self._next_slot, now - _CATCH_UP)
+        while waiters and (rate is None or slot <= now):
+            if window is not None:
+                if self._in_flight >= window:
+                    break  # slow start: the next place comes with a landing
+                self._in_flight += 1
+            waiter = waiters.popleft()
+            if waiter.done():  # cancelled while waiting: its turn passes on
+                if window is not None:
+                    self._in_flight -= 1
+                continue
+            waiter.set_result(None)
+            if rate is not None:
+                slot += 1.0 / rate
+        self._next_slot = slot
+        if waiters and rate is not None:
+            self._arm(now)
+
+    def observe(self, status: int, headers: Mapping[str, str], sent_at: float) -> None:
+        """Learn from one reply of a request sent at `sent_at` (a `time.monotonic()`)."""
+        self.responses += 1
+        if status == 429:
+            self.rate_limited += 1
+        if not self.policy.adaptive:
+            return
+        now = time.monotonic()
+        if headers:
+            self._read_headers(headers, now)
+        if status == 429:
+            if sent_at >= self._last_cut:
+                self._cut(now)
+            if self._window is not None:
+                self._end_slow_start()
+            return
+        if status < 500:
+            oks = self._oks
+            oks.append(now)
+            if oks[0] < now - 4 * _WINDOW:
+                oks.popleft()
+            if self._window is not None:
+                self._window += 1  # one more per reply: doubles each round trip
+                if self._window >= _OPEN_WINDOW:
+                    self._end_slow_start()
+            self._grow(now)
+
+    def allow_retry(self) -> bool:
+        """Withdraw one retry from the budget; False when it is spent."""
+        budget = self._budget
+        if budget is None:
+            return True
+        self._refill()
+        if self._balance < 1.0:
+            return False
+        self._balance -= 1.0
+        return True
+
+    def deposit(self) -> None:
+        """A first attempt adds its share to the retry budget."""
+        if self._budget is not None:
+            self._balance += self._budget.share
+
+    # ------------------------------------------------------------------ internals
+    def _refill(self) -> None:
+        budget = self._budget
+        if budget is None:
+            return
+        now = time.monotonic()
+        cap = budget.per_second * 10.0 + budget.share * 1000
+        self._balance = min(cap, self._balance + (now - self._balance_at) * budget.per_second)
+        self._balance_at = now
+
+    def _cut(self, now: float) -> None:
+        """Multiplicative decrease, from what the server delivered."""
+        policy = self.policy
+        sending = self.rate if self.rate is not None else self._sending(now)
+        if sending is None:
+            return  # too few requests to tell a limit: the retry's own wait will do
+        delivered = self._delivered(now)
+        if delivered is None:
+            estimate = sending
+        elif self.rate is None:
+            estimate = delivered  # unpaced: what got through is all there is to go by
+        else:
+            estimate = min(self.rate, delivered)
+        new = estimate * policy.backoff
+        if self.rate is not None and new >= self.rate:
+            return  # already below what the server delivers: the refusal was in flight
+        self.limit = estimate
+        self._last_cut = now
+        self._set_rate(new)
+        self._next_slot = max(self._next_slot, now)
+
+    def _grow(self, now: float) -> None:
+        """CUBIC growth since the last cut: back to the limit in `recovery` s, then beyond.
+
+        A client that has not filled its pace for a while goes back to unpaced (its
+        next refusal measures the limit afresh), unless a cap or a stated limit holds.
+        """
+        limit = self.limit
+        if limit is None:
+            return
+        policy = self.policy
+        calm = now - self._last_cut
+        if (
+            calm > _IDLE
+            and now - self._last_wait > _IDLE
+            and policy.max_rate is None
+            and self._stated is None
+        ):
+            self.rate = None
+            return
+        k = policy.recovery
+        self._set_rate(limit * (1.0 + (1.0 - policy.backoff) * ((calm - k) / k) ** 3))
+
+    def _end_slow_start(self) -> None:
+        """No window from now on: whoever waits for a place goes (paced, if a rate holds)."""
+        self._window = None
+        if self._waiters and self._timer is None:
+            if self.rate is None:
+                self._release()
+            else:
+                self._arm(time.monotonic())
+
+    def _set_rate(self, rate: float) -> None:
+        policy = self.policy
+        rate = max(rate, policy.min_rate)
+        if self._stated is not None:
+            rate = min(rate, self._stated * policy.stated_share)
+        if policy.max_rate is not None:
+            rate = min(rate, policy.max_rate)
+        previous, self.rate = self.rate, rate
+        if self._timer is not None and (previous is None or rate > previous * 1.5):
+            # much faster now: the waiter armed at the old pace goes sooner
+            self._timer.cancel()
+            self._next_slot = min(self._next_slot, time.monotonic() + 1.0 / rate)
+            self._arm(time.monotonic())
+
+    def _delivered(self, now: float) -> float | None:
+        """Successful replies per second over the recent window (since the last cut)."""
+        oks = self._oks
+        start = max(now - _WINDOW, self._last_cut, self._first_send)
+        if now - start < _MIN_WINDOW:
+            start = max(now - _MIN_WINDOW, self._first_send)
+        count = sum(1 for t in oks if t >= start)
+        if count < _MIN_SAMPLES:  # a slow limit: take more replies, over a second at least
+            if len(oks) >= _MIN_SAMPLES:
+                start, count = min(start, oks[-_MIN_SAMPLES]), max(count, _MIN_SAMPLES)
+            else:
+                start, count = self._first_send, len(oks)
+            return count / max(now - start, _WINDOW) if count else None
+        span = now - start
+        return count / span if span >= 0.05 else None
+
+    def _sending(self, now: float) -> float | None:
+        """Requests per second sent while unpaced, or None from fewer than `_MIN_SAMPLES`."""
+        sent = self._sent
+        while sent and sent[0] < now - 4 * _WINDOW:
+            sent.popleft()
+        if len(sent) < _MIN_SAMPLES:
+            return None
+        recent = sum(1 for t in sent if t >= now - _WINDOW)
+        if recent >= _MIN_SAMPLES:
+            return recent / max(now - max(now - _WINDOW, sent[0]), _MIN_WINDOW)
+        return len(sent) / max(now - sent[0], _MIN_WINDOW)
+
+    def _read_headers(self, headers: Mapping[str, str], now: float) -> None:
+        """The limit a server states, and a quota it says is spent."""
+        policy_value = headers.get("ratelimit-policy")
+        if policy_value:
+            stated = stated_rate(policy_value)
+            if stated is not None and stated != self._stated:
+                self._stated = stated
+                self.limit = stated
+                self._set_rate(stated)
+        remaining = headers.get("ratelimit-remaining") or headers.get("x-ratelimit-remaining")
+        if remaining is not None and remaining.strip() == "0":
+            reset = headers.get("ratelimit-reset") or headers.get("x-ratelimit-reset")
+            seconds = reset_seconds(reset, time.time())
+            if seconds is not None and 0 < seconds <= 60:  # paced requests wait for it
+                self._next_slot = max(self._next_slot, now + seconds)
+
+
+def stated_rate(value: str) -> float | None:
+    """Requests per second from a `RateLimit-Policy` value, or None if unreadable.
+
+    Both drafts' forms: `100;w=60` and `"default";q=100;w=60` (the first policy).
+    """
+    first = value.split(",", 1)[0]
+    quota = window = None
+    for index, part in enumerate(first.split(";")):
+        part = part.strip()
+        name, sep, number = part.partition("=")
+        try:
+            if not sep and index == 0:
+                quota = float(part)
+            elif name.strip() == "q":
+                quota = float(number)
+            elif name.strip() == "w":
+                window = float(number)
+        except ValueError:
+            return None
+    if quota is None or window is None or not quota > 0 or not window > 0:
+        return None
+    rate = quota / window
+    return rate if rate != float("inf") else None
+
+
+def reset_seconds(value: str | None, wall_now: float) -> float | None:
+    """Seconds until a rate-limit reset: delta-seconds, or a Unix time (GitHub's form)."""
+    if not value:
+        return None
+    try:
+        number = float(value.strip())
+    except ValueError:
+        return None
+    if number != number or number < 0:
+        return None
+    if number > 1_000_000_000:  # a Unix timestamp
+        return max(0.0, number - wall_now)
+    return number
