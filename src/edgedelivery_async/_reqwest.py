@@ -34,6 +34,7 @@ exit status 134); the aiohttp transport has no such issue.
 
 from __future__ import annotations
 
+import asyncio
 import time
 import urllib.request
 from collections.abc import Iterable
@@ -54,6 +55,7 @@ from ._transport import (
     FixedProxy,
     NoProxy,
     ProxyTable,
+    cancelling,
     check_limits,
     connection_error,
     proxies_for,
@@ -145,6 +147,8 @@ class ReqwestTransport:
                     request, reply.status, reply.headers, content, started, self.max_response_bytes
                 )
         except rx.PyreqwestError as exc:
+            if cancelling():  # closed while the caller cancelled it: the caller's wins
+                raise asyncio.CancelledError from None
             error = _mapped(exc, request, self._proxies.secrets)
         raise error  # outside the handler: the library's exception is not its context
 

@@ -201,6 +201,16 @@ class TransportFailure(Exception):
     """
 
 
+def cancelling() -> bool:
+    """True when someone asked to cancel the running task.
+
+    A Rust library's future may end with its own error (the client was closed) where the
+    task was cancelled: the transport then lets the cancellation through, not that error.
+    """
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
+
+
 def connection_error(
     request: RawRequest,
     what: str,

@@ -56,6 +56,7 @@ from ._transport import (
     FixedProxy,
     NoProxy,
     ProxyTable,
+    cancelling,
     check_limits,
     connection_error,
     proxies_for,
@@ -93,6 +94,7 @@ class WreqTransport:
         self._proxies: NoProxy | FixedProxy | ProxyTable = proxies_for(network)
         self._verify = network.trust.for_wreq()  # refuses an ssl.SSLContext, here
         self._proxy_objects: dict[str, wreq.Proxy] = {}
+        self._closes = 0  # how many times aclose() ran: a call sees whether it ran meanwhile
 
     def reserve_connections(self, count: int) -> None:
         """Raise the pool size to `count` if no request was made yet."""
@@ -168,6 +170,7 @@ class WreqTransport:
         if request.content is not None:
             options["body"] = request.content
         gate = self._gate
+        closes = self._closes
         if not gate.enter_now():  # every connection busy: wait, within the total timeout
             await self._wait_for_place(request, timeout)
         started = time.monotonic()
@@ -187,6 +190,13 @@ class WreqTransport:
             )
         except _FAILURES as exc:
             error = _mapped(exc, request, self._proxies.secrets)
+        except asyncio.CancelledError as exc:
+            # wreq cancels the calls of a client it closes. Nobody cancelled this task:
+            # the call ends as on every transport, with a connection error.
+            if self._closes == closes or cancelling():
+                raise
+            what = "connection failed: the client was closed while the call was in flight"
+            error = connection_error(request, what, exc, sent=True)
         finally:
             gate.leave()
         raise error  # outside the handler: the library's exception is not its context
@@ -204,6 +214,8 @@ class WreqTransport:
         raise error  # outside the handler, as every transport error
 
     async def aclose(self) -> None:
+        """Close the pools; calls in flight end with `APIConnectionError`."""
+        self._closes += 1
         clients = list(self._clients.values())
         self._clients.clear()
         self._last = None
