@@ -47,7 +47,13 @@ from pyreqwest.proxy import ProxyBuilder
 from pyreqwest.response import Response
 
 from ._exceptions import APIConnectionError
-from ._http import ACCESS_KEY_HEADER, DEFAULT_MAX_RESPONSE_BYTES, RawRequest, RawResponse
+from ._http import (
+    ACCESS_KEY_HEADER,
+    DEFAULT_MAX_RESPONSE_BYTES,
+    MAX_HEADER_BYTES,
+    RawRequest,
+    RawResponse,
+)
 from ._network import DEFAULT as DEFAULT_NETWORK
 from ._network import NetworkSettings, redact
 from ._timeouts import Timeout
@@ -58,6 +64,7 @@ from ._transport import (
     cancelling,
     check_limits,
     connection_error,
+    head_too_large,
     proxies_for,
     received,
 )
@@ -142,10 +149,13 @@ class ReqwestTransport:
             if request.content is not None:
                 builder = builder.body_bytes(request.content)
             async with builder.timeout(total).build_streamed() as reply:
-                content = await _read(reply, self.max_response_bytes)
-                return received(
-                    request, reply.status, reply.headers, content, started, self.max_response_bytes
-                )
+                headers = reply.headers
+                if sum(len(k) + len(v) for k, v in headers.items()) <= MAX_HEADER_BYTES:
+                    content = await _read(reply, self.max_response_bytes)
+                    return received(
+                        request, reply.status, headers, content, started, self.max_response_bytes
+                    )
+            error = head_too_large(request)
         except rx.PyreqwestError as exc:
             if cancelling():  # closed while the caller cancelled it: the caller's wins
                 raise asyncio.CancelledError from None

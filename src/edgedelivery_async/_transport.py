@@ -50,6 +50,7 @@ from ._exceptions import (
 )
 from ._http import (
     DEFAULT_MAX_RESPONSE_BYTES,
+    MAX_HEADER_BYTES,
     AccessKey,
     RawRequest,
     RawResponse,
@@ -181,6 +182,24 @@ def received(
     if content is None:
         raise ResponseTooLargeError(raw, limit=limit)
     return raw
+
+
+# How an exchange ended (`_exchange`): the reply is complete, or went past a limit.
+_COMPLETE = "complete"
+_BODY_TOO_LARGE = "body too large"
+_HEAD_TOO_LARGE = "head too large"
+
+
+def raw_header_bytes(fields: Iterable[tuple[bytes, bytes]]) -> int:
+    """The bytes of a reply's header fields: names and values, as `MAX_HEADER_BYTES` counts."""
+    return sum(len(name) + len(value) for name, value in fields)
+
+
+def head_too_large(request: RawRequest) -> APIConnectionError:
+    """The error for a reply whose header fields hold more than `MAX_HEADER_BYTES`."""
+    what = f"the reply's headers hold more than {MAX_HEADER_BYTES} bytes (the SDK's limit)"
+    message = f"{_PHRASES['connection failed'].format(_host_port(request.url))}: {what}"
+    return APIConnectionError(message, method=request.method, path=request.path, request_sent=True)
 
 
 def check_limits(max_connections: int, max_response_bytes: int) -> None:
@@ -447,6 +466,10 @@ class AiohttpTransport:
             # The engine always sends its own User-Agent, so aiohttp adds none: no
             # skip_auto_headers, which would copy the headers on every request.
             trust_env=False,  # the SDK reads proxies once per origin (ProxyTable), no netrc
+            # One header line may be as long as the SDK's limit on them all (aiohttp's own
+            # is 8190 bytes a line): the limit is the same on every transport.
+            max_line_size=MAX_HEADER_BYTES,
+            max_field_size=MAX_HEADER_BYTES,
         )
         closer = _close_when_loop_ends(session)
         # Run it to its `yield` now: its first step makes it known to the running loop,
@@ -519,9 +542,12 @@ class AiohttpTransport:
             what = f"connection failed ({type(exc).__name__})"
             error = connection_error(request, what, exc, sent=True, secrets=secrets)
         else:
-            if complete:
+            if complete == _COMPLETE:
                 return raw
-            error = ResponseTooLargeError(raw, limit=self.max_response_bytes)
+            if complete == _HEAD_TOO_LARGE:
+                error = head_too_large(request)
+            else:
+                error = ResponseTooLargeError(raw, limit=self.max_response_bytes)
         raise error  # outside the handler: the library's exception is not its context
 
     async def _exchange(
@@ -530,8 +556,11 @@ class AiohttpTransport:
         request: RawRequest,
         timeout: Timeout,
         watchdog: Watchdog,
-    ) -> tuple[RawResponse, bool]:
-        """The reply, and False when its body went past the cap (the body is then empty).
+    ) -> tuple[RawResponse, str]:
+        """The reply, and whether it was complete or what went past a limit.
+
+        `_COMPLETE`; `_BODY_TOO_LARGE` (the body is then empty); `_HEAD_TOO_LARGE`
+        (the header fields hold more than `MAX_HEADER_BYTES`: the body is not read).
 
         The library's objects (whose request headers hold the key) live only in this
         frame; `send` raises the SDK's errors from its own.
@@ -550,7 +579,12 @@ class AiohttpTransport:
                 raise_for_status=False,  # a caller's session may say otherwise
             ) as reply:
                 watch.stream = reply.content
-                content = await _read_aiohttp(reply, self.max_response_bytes)
+                content: bytes | None = b""
+                if raw_header_bytes(reply.raw_headers) > MAX_HEADER_BYTES:
+                    outcome = _HEAD_TOO_LARGE
+                else:
+                    content = await _read_aiohttp(reply, self.max_response_bytes)
+                    outcome = _COMPLETE if content is not None else _BODY_TOO_LARGE
                 raw = RawResponse(
                     request.method,
                     request.url,
@@ -560,7 +594,7 @@ class AiohttpTransport:
                     b"" if content is None else content,
                     time.monotonic() - started,
                 )
-                return raw, content is not None
+                return raw, outcome
         except asyncio.CancelledError:
             if watch.timed_out():
                 raise TimeoutError from None
@@ -701,13 +735,16 @@ class HttpxTransport:
                 request, f"connection failed ({type(exc).__name__})", exc, sent=True
             )
         else:
-            if complete:
+            if complete == _COMPLETE:
                 return raw
-            error = ResponseTooLargeError(raw, limit=self.max_response_bytes)
+            if complete == _HEAD_TOO_LARGE:
+                error = head_too_large(request)
+            else:
+                error = ResponseTooLargeError(raw, limit=self.max_response_bytes)
         raise error  # outside the handler: the library's exception is not its context
 
-    async def _exchange(self, request: RawRequest, timeout: Timeout) -> tuple[RawResponse, bool]:
-        """The reply, and False when its body went past the cap (see `AiohttpTransport`)."""
+    async def _exchange(self, request: RawRequest, timeout: Timeout) -> tuple[RawResponse, str]:
+        """The reply, and whether it was complete (see `AiohttpTransport._exchange`)."""
         import httpx
 
         started = time.monotonic()
@@ -723,7 +760,12 @@ class HttpxTransport:
             stream=True,
         )
         try:
-            content = await _read_httpx(reply, self.max_response_bytes)
+            if raw_header_bytes(reply.headers.raw) > MAX_HEADER_BYTES:
+                content: bytes | None = b""
+                outcome = _HEAD_TOO_LARGE
+            else:
+                content = await _read_httpx(reply, self.max_response_bytes)
+                outcome = _COMPLETE if content is not None else _BODY_TOO_LARGE
         finally:
             await reply.aclose()
         raw = RawResponse(
@@ -735,7 +777,7 @@ class HttpxTransport:
             b"" if content is None else content,
             time.monotonic() - started,
         )
-        return raw, content is not None
+        return raw, outcome
 
     def reserve_connections(self, count: int) -> None:
         """The caller's client keeps its own pool limits."""

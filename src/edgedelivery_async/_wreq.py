@@ -44,6 +44,7 @@ from ._exceptions import APIConnectionError, InvalidRequestError
 from ._http import (
     ACCESS_KEY_HEADER,
     DEFAULT_MAX_RESPONSE_BYTES,
+    MAX_HEADER_BYTES,
     AccessKey,
     RawRequest,
     RawResponse,
@@ -59,6 +60,7 @@ from ._transport import (
     cancelling,
     check_limits,
     connection_error,
+    head_too_large,
     proxies_for,
     received,
 )
@@ -179,15 +181,18 @@ class WreqTransport:
                 reply = await client.request(method, request.url, headers=headers, **options)
             else:  # the usual read: no keyword dict to build and unpack
                 reply = await client.request(method, request.url, headers=headers)
-            content = await _read(reply, self.max_response_bytes)
-            return received(
-                request,
-                reply.status.as_int(),
-                Headers(reply.headers),
-                content,
-                started,
-                self.max_response_bytes,
-            )
+            headers = reply.headers
+            if _header_bytes(headers) <= MAX_HEADER_BYTES:
+                content = await _read(reply, self.max_response_bytes)
+                return received(
+                    request,
+                    reply.status.as_int(),
+                    Headers(headers),
+                    content,
+                    started,
+                    self.max_response_bytes,
+                )
+            error = head_too_large(request)
         except _FAILURES as exc:
             error = _mapped(exc, request, self._proxies.secrets)
         except asyncio.CancelledError as exc:
@@ -285,6 +290,17 @@ async def _read(reply: wreq.Response, limit: int) -> bytes | None:
             return None
         blocks.append(bytes(block))
     return blocks[0] if len(blocks) == 1 else b"".join(blocks)
+
+
+def _header_bytes(headers: wreq.HeaderMap) -> int:
+    """The bytes of the header fields, names and values (as `raw_header_bytes` counts)."""
+    names = headers.keys()
+    size = sum(map(len, headers.values()))
+    if headers.len() == len(names):  # the usual reply: no name given twice
+        return size + sum(map(len, names))
+    for name in names:
+        size += len(name) * sum(1 for _ in headers.get_all(bytes(name).decode("latin-1")))
+    return size
 
 
 class Headers(Mapping[str, str]):
