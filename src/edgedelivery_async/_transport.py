@@ -245,7 +245,13 @@ def connection_error(
     credentials.
     """
     kind = APITimeoutError if timeout else APIConnectionError
-    message = _located(what, _host_port(request.url), _os_reason(exc))
+    target = _host_port(request.url)
+    if not timeout and "proxy" not in what and _unresolved(exc):  # each library says it its way
+        host = target.rpartition(":")[0]
+        message = f"could not connect to {target}: the host name {host} could not be resolved"
+        sent = False
+    else:
+        message = _located(what, target, _os_reason(exc))
     error = kind(message, method=request.method, path=request.path, request_sent=sent)
     error.__cause__ = TransportFailure(_redacted(_describe(exc), request.access_key, secrets))
     return error
@@ -279,6 +285,31 @@ def _located(what: str, target: str, reason: str | None) -> str:
 def _host_port(url: str) -> str:
     scheme, host, port = origin(url)
     return f"{host}:{port or (443 if scheme == 'https' else 80)}"
+
+
+def _unresolved(exc: BaseException) -> bool:
+    """True when `exc` says the host name could not be resolved (DNS), on any transport.
+
+    aiohttp: `ClientConnectorDNSError`; httpx: a `socket.gaierror` in the chain; wreq and
+    reqwest: "dns error" in their text.
+    """
+    seen: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and len(seen) < 6 and current not in seen:
+        seen.append(current)
+        if (
+            isinstance(current, socket.gaierror)
+            or type(current).__name__ == "ClientConnectorDNSError"
+        ):
+            return True
+        try:
+            text = _library_text(current)
+        except Exception:  # a library's __str__ should not fail; if it does, it says nothing
+            text = ""
+        if "dns error" in text.lower():
+            return True
+        current = current.__cause__ or current.__context__
+    return False
 
 
 def _os_reason(exc: BaseException) -> str | None:
