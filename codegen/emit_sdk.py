@@ -351,9 +351,11 @@ def surface(resources: list[Resource], emitter: Emitter) -> str:
         if "properties" not in schema:
             continue
         required = set(schema.get("required", []))
-        for wire in schema["properties"]:
+        for wire, prop in schema["properties"].items():
             mark = " (required)" if wire in required else ""
-            lines.append(f"field {ClassName(name, '')}.{wire}{mark}")
+            hint = prop.get("x-sdk-name")  # the model's attribute (codegen/generate.py)
+            named = f" as {hint}" if hint else ""
+            lines.append(f"field {ClassName(name, '')}.{wire}{named}{mark}")
     return "\n".join(lines) + "\n"
 
 

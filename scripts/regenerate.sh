@@ -44,7 +44,9 @@ trap 'rm -rf "$work"' EXIT
 "$PYTHON" codegen/prepare_spec.py "$SPEC" "$work/generator-input.json"
 
 # --meta none writes only the package; the output folder must not exist beforehand.
-if ! openapi-python-client generate \
+# codegen/generate.py is the generator's command with the document's x-sdk-name hints
+# applied to model fields.
+if ! "$PYTHON" codegen/generate.py generate \
     --path "$work/generator-input.json" \
     --config generator-config.yaml \
     --custom-template-path codegen/templates \
