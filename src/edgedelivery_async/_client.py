@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Self
 from edgedelivery_openapi.resources import OPERATIONS, Resources
 
 from ._call import BoundEndpoint, Call, Resource, endpoint
-from ._engine import CallOptions, Engine
+from ._engine import CallOptions, Engine, as_given
 from ._exceptions import ConfigurationError, InvalidRequestError
 from ._hooks import Hooks
 from ._http import DEFAULT_MAX_RESPONSE_BYTES, AccessKey, Transport, header_problem
@@ -129,12 +129,15 @@ class EdgeDeliveryClient(Resources):
                 verify=verify,
                 session=session,
             )
-        engine = Engine(
-            base_url=url,
-            access_key=AccessKey(key) if key != "" and key is not None else None,
-            transport=stack,
-            allow_insecure_http=allow_insecure_http,
-        )
+        try:
+            engine = Engine(
+                base_url=url,
+                access_key=AccessKey(key) if key != "" and key is not None else None,
+                transport=stack,
+                allow_insecure_http=allow_insecure_http,
+            )
+        except ConfigurationError as exc:
+            raise _without_key(exc, key, url) from None
         options = _options(
             CallOptions(),
             timeout=timeout,
@@ -237,6 +240,26 @@ class EdgeDeliveryClient(Resources):
     def __repr__(self) -> str:
         key = "'***'" if self._engine.access_key else "None"
         return f"EdgeDeliveryClient(base_url={self.base_url!r}, access_key={key})"
+
+
+def _without_key(error: ConfigurationError, key: object, url: object) -> ConfigurationError:
+    """`error`, without the access key where it was given as the base URL (swapped arguments).
+
+    Base URL errors repeat what was given; never the key. When the key given is a URL,
+    the base URL given is most likely the key: it is not repeated at all.
+    """
+    if not str(error).startswith("base_url "):  # not a message that repeats the base URL
+        return error
+    if isinstance(key, str) and key.lower().startswith(("http://", "https://")):
+        return ConfigurationError(
+            "base_url must be an absolute http:// or https:// URL, and the access key given "
+            "is one: are the two swapped? EdgeDeliveryClient(access_key, base_url)"
+        )
+    if not (isinstance(key, str) and key and isinstance(url, str) and key in url):
+        return error
+    quoted = as_given(url.strip().rstrip("/"))  # as the message quotes it: maybe shortened
+    cleaned = as_given(url.replace(key, "***").strip().rstrip("/"))
+    return ConfigurationError(str(error).replace(quoted, cleaned).replace(key, "***"))
 
 
 def _options(
