@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self
@@ -238,8 +239,43 @@ class EdgeDeliveryClient(Resources):
         await self.aclose()
 
     def __repr__(self) -> str:
+        """The base URL, whether a key is set (never the key), and every option not at its
+        default, so a `with_options` copy shows what it changed."""
         key = "'***'" if self._engine.access_key else "None"
-        return f"EdgeDeliveryClient(base_url={self.base_url!r}, access_key={key})"
+        shown = [f"base_url={self.base_url!r}", f"access_key={key}"]
+        options = self._options
+        if options.timeout != _DEFAULTS.timeout:
+            shown.append(f"timeout={options.timeout!r}")
+        if options.retry != _DEFAULTS.retry:
+            shown.append(f"retry={options.retry!r}")
+        if options.headers:
+            shown.append(f"headers={_shown_headers(options.headers)}")
+        if options.hooks != _DEFAULTS.hooks:
+            shown.append(f"hooks={_shown_hooks(options.hooks)}")
+        if options.telemetry is not None:
+            shown.append(f"telemetry={type(options.telemetry).__name__}()")
+        return f"EdgeDeliveryClient({', '.join(shown)})"
+
+
+_DEFAULTS = CallOptions()
+# Header names whose values are credentials of some kind: shown as '***' in reprs.
+_SECRET_HEADER = re.compile(r"auth|key|token|secret|password|cookie|session|signature", re.I)
+
+
+def _shown_headers(headers: Mapping[str, str]) -> str:
+    """The extra headers for a repr, with the values of credential-like ones masked."""
+    return repr({n: "***" if _SECRET_HEADER.search(n) else v for n, v in headers.items()})
+
+
+def _shown_hooks(hooks: Hooks) -> str:
+    """The hooks by their functions' names (a function's repr holds an address)."""
+    parts = []
+    for kind in ("on_request", "on_response", "on_retry"):
+        functions = getattr(hooks, kind)
+        if functions:
+            names = ", ".join(getattr(f, "__qualname__", type(f).__name__) for f in functions)
+            parts.append(f"{kind}=[{names}]")
+    return f"Hooks({', '.join(parts)})"
 
 
 def _without_key(error: ConfigurationError, key: object, url: object) -> ConfigurationError:
