@@ -27,6 +27,7 @@ from typing import Any
 
 import jinja2
 import yaml
+from docstrings import describe  # codegen/docstrings.py, beside this script
 from openapi_python_client.strings import ClassName, snake_case
 
 SUCCESS = ("200", "201", "2XX", "203", "204", "202")  # the result, before "accepted"
@@ -244,6 +245,14 @@ class Emitter:
             (method.query_params if location == "query" else method.header_params).append(param)
         self._body(operation, method, resource)
         self._result(operation, method, resource)
+        # What the SDK does: returns, raises, retries, tolerates (codegen/docstrings.py).
+        method.description = describe(
+            operation,
+            method.http_method,
+            method.result_type,
+            self.deref,
+            self.spec.get("security"),
+        )
         return method
 
     def _body(self, operation: dict[str, Any], method: Method, resource: Resource) -> None:
@@ -351,9 +360,11 @@ def surface(resources: list[Resource], emitter: Emitter) -> str:
         if "properties" not in schema:
             continue
         required = set(schema.get("required", []))
-        for wire in schema["properties"]:
+        for wire, prop in schema["properties"].items():
             mark = " (required)" if wire in required else ""
-            lines.append(f"field {ClassName(name, '')}.{wire}{mark}")
+            hint = prop.get("x-sdk-name")  # the model's attribute (codegen/generate.py)
+            named = f" as {hint}" if hint else ""
+            lines.append(f"field {ClassName(name, '')}.{wire}{named}{mark}")
     return "\n".join(lines) + "\n"
 
 

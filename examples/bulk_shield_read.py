@@ -5,7 +5,7 @@
 
 The fake runs on 127.0.0.1 so the requests go over the SDK's default aiohttp transport;
 every 100th pull zone has no shield zone there, and 2% of requests are answered 503
-(retried by the SDK).
+(retried by the SDK). An `on_retry` hook counts the retries, by what caused them.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from collections import Counter
 
 from _target import connect
 
-from edgedelivery_async import BulkProgress
+from edgedelivery_async import BulkProgress, Hooks, RetryEvent
 from edgedelivery_async.testing import FakeEdgeDelivery
 
 SEEDED = 1000
@@ -34,7 +34,14 @@ async def main(last: int, concurrency: int) -> None:
     progress = BulkProgress()  # live counters; read them from anywhere while it runs
     waf_off: list[int] = []
     errors: Counter[str] = Counter()
-    async with connect(seed, loopback=True) as client:
+    retries: Counter[str] = Counter()
+
+    def count_retry(event: RetryEvent) -> None:  # the reason: a status, or an SDK error
+        reason = event.reason
+        retries[str(reason) if isinstance(reason, int) else type(reason).__name__] += 1
+
+    async with connect(seed, loopback=True) as plain:
+        client = plain.with_options(hooks=Hooks(on_retry=count_retry))
         async for result in client.shield.iter_zones_by_pull_zones(
             range(1, last + 1), concurrency=concurrency, progress=progress
         ):
@@ -44,6 +51,7 @@ async def main(last: int, concurrency: int) -> None:
                 waf_off.append(result.key)
     print(f"read {progress.done} pull zones in {progress.elapsed:.2f} s ({progress.rate:.0f}/s)")
     print(f"succeeded: {progress.succeeded}, failed: {progress.failed} {dict(errors)}")
+    print(f"retried: {sum(retries.values())} requests {dict(sorted(retries.items()))}")
     print(f"WAF off in {len(waf_off)} pull zones, e.g. {sorted(waf_off)[:5]}")
 
 

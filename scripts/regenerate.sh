@@ -3,7 +3,8 @@
 #   scripts/regenerate.sh           rewrite generated/ in place
 #   scripts/regenerate.sh --check   exit 1 and name the files if generated/ is stale
 #   PYTHON=/path/to/python ...      use that interpreter (and the tools beside it)
-# Customizations (config, spec preparation, templates) all live in codegen/.
+# The generator's settings are generator-config.yaml (top level); the other customizations
+# (spec preparation, templates, the emitter) live in codegen/.
 set -euo pipefail
 
 GENERATOR_VERSION="0.29.1"
@@ -43,9 +44,11 @@ trap 'rm -rf "$work"' EXIT
 "$PYTHON" codegen/prepare_spec.py "$SPEC" "$work/generator-input.json"
 
 # --meta none writes only the package; the output folder must not exist beforehand.
-if ! openapi-python-client generate \
+# codegen/generate.py is the generator's command with the document's x-sdk-name hints
+# applied to model fields.
+if ! "$PYTHON" codegen/generate.py generate \
     --path "$work/generator-input.json" \
-    --config codegen/generator-config.yaml \
+    --config generator-config.yaml \
     --custom-template-path codegen/templates \
     --meta none \
     --fail-on-warning \

@@ -10,8 +10,13 @@ from attrs import define
 
 
 class Unset:
+    """The value of a field or argument that was not given (distinct from None, sent as null)."""
+
     def __bool__(self) -> Literal[False]:
         return False
+
+    def __repr__(self) -> str:
+        return "UNSET"
 
 
 UNSET: Unset = Unset()

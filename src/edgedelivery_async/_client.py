@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self
@@ -10,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Self
 from edgedelivery_openapi.resources import OPERATIONS, Resources
 
 from ._call import BoundEndpoint, Call, Resource, endpoint
-from ._engine import CallOptions, Engine
+from ._engine import CallOptions, Engine, as_given
 from ._exceptions import ConfigurationError, InvalidRequestError
 from ._hooks import Hooks
 from ._http import DEFAULT_MAX_RESPONSE_BYTES, AccessKey, Transport, header_problem
@@ -133,13 +134,16 @@ class EdgeDeliveryClient(Resources):
                 verify=verify,
                 session=session,
             )
-        engine = Engine(
-            base_url=url,
-            access_key=AccessKey(key) if key != "" and key is not None else None,
-            transport=stack,
-            allow_insecure_http=allow_insecure_http,
-            rate_control=rate_control,
-        )
+        try:
+            engine = Engine(
+                base_url=url,
+                access_key=AccessKey(key) if key != "" and key is not None else None,
+                transport=stack,
+                allow_insecure_http=allow_insecure_http,
+                rate_control=rate_control,
+            )
+        except ConfigurationError as exc:
+            raise _without_key(exc, key, url) from None
         options = _options(
             CallOptions(),
             timeout=timeout,
@@ -245,8 +249,63 @@ class EdgeDeliveryClient(Resources):
         await self.aclose()
 
     def __repr__(self) -> str:
+        """The base URL, whether a key is set (never the key), and every option not at its
+        default, so a `with_options` copy shows what it changed."""
         key = "'***'" if self._engine.access_key else "None"
-        return f"EdgeDeliveryClient(base_url={self.base_url!r}, access_key={key})"
+        shown = [f"base_url={self.base_url!r}", f"access_key={key}"]
+        options = self._options
+        if options.timeout != _DEFAULTS.timeout:
+            shown.append(f"timeout={options.timeout!r}")
+        if options.retry != _DEFAULTS.retry:
+            shown.append(f"retry={options.retry!r}")
+        if options.headers:
+            shown.append(f"headers={_shown_headers(options.headers)}")
+        if options.hooks != _DEFAULTS.hooks:
+            shown.append(f"hooks={_shown_hooks(options.hooks)}")
+        if options.telemetry is not None:
+            shown.append(f"telemetry={type(options.telemetry).__name__}()")
+        return f"EdgeDeliveryClient({', '.join(shown)})"
+
+
+_DEFAULTS = CallOptions()
+# Header names whose values are credentials of some kind: shown as '***' in reprs.
+_SECRET_HEADER = re.compile(r"auth|key|token|secret|password|cookie|session|signature", re.I)
+
+
+def _shown_headers(headers: Mapping[str, str]) -> str:
+    """The extra headers for a repr, with the values of credential-like ones masked."""
+    return repr({n: "***" if _SECRET_HEADER.search(n) else v for n, v in headers.items()})
+
+
+def _shown_hooks(hooks: Hooks) -> str:
+    """The hooks by their functions' names (a function's repr holds an address)."""
+    parts = []
+    for kind in ("on_request", "on_response", "on_retry"):
+        functions = getattr(hooks, kind)
+        if functions:
+            names = ", ".join(getattr(f, "__qualname__", type(f).__name__) for f in functions)
+            parts.append(f"{kind}=[{names}]")
+    return f"Hooks({', '.join(parts)})"
+
+
+def _without_key(error: ConfigurationError, key: object, url: object) -> ConfigurationError:
+    """`error`, without the access key where it was given as the base URL (swapped arguments).
+
+    Base URL errors repeat what was given; never the key. When the key given is a URL,
+    the base URL given is most likely the key: it is not repeated at all.
+    """
+    if not str(error).startswith("base_url "):  # not a message that repeats the base URL
+        return error
+    if isinstance(key, str) and key.lower().startswith(("http://", "https://")):
+        return ConfigurationError(
+            "base_url must be an absolute http:// or https:// URL, and the access key given "
+            "is one: are the two swapped? EdgeDeliveryClient(access_key, base_url)"
+        )
+    if not (isinstance(key, str) and key and isinstance(url, str) and key in url):
+        return error
+    quoted = as_given(url.strip().rstrip("/"))  # as the message quotes it: maybe shortened
+    cleaned = as_given(url.replace(key, "***").strip().rstrip("/"))
+    return ConfigurationError(str(error).replace(quoted, cleaned).replace(key, "***"))
 
 
 def _options(

@@ -261,27 +261,53 @@ def check_base_url(base_url: str, *, allow_insecure_http: bool) -> str:
     if not isinstance(base_url, str) or not base_url.strip():
         raise ConfigurationError("no base URL: pass base_url= or set EDGEDELIVERY_BASE_URL")
     base_url = base_url.strip().rstrip("/")
+    given = as_given(base_url)
     try:
         parts = urlsplit(base_url)
         host = parts.hostname
         parts.port  # noqa: B018 - raises ValueError for a bad port
     except ValueError as exc:
-        raise ConfigurationError(f"base_url is not a valid URL: {exc}") from None
+        raise ConfigurationError(f"base_url {given} is not a valid URL: {exc}") from None
     if parts.scheme not in ("http", "https") or not host:
-        raise ConfigurationError("base_url must be an absolute http:// or https:// URL")
+        raise ConfigurationError(
+            f"base_url must be an absolute http:// or https:// URL, got {given}"
+        )
     if parts.username or parts.password or parts.query or parts.fragment:
-        raise ConfigurationError("base_url must not carry credentials, a query or a fragment")
+        raise ConfigurationError(
+            f"base_url must not carry credentials, a query or a fragment, got {given}"
+        )
     if any(not (char.isprintable() and not char.isspace()) for char in host):
-        raise ConfigurationError("base_url cannot be used: its host has spaces or control chars")
+        raise ConfigurationError(
+            f"base_url {given} cannot be used: its host has spaces or control chars"
+        )
     unusable = _unusable(base_url, host)
     if unusable:
-        raise ConfigurationError(f"base_url cannot be used: {unusable}")
+        raise ConfigurationError(f"base_url {given} cannot be used: {unusable}")
     if parts.scheme == "http" and not allow_insecure_http and not _is_loopback(host):
         raise ConfigurationError(
             f"refusing to send the access key over plain http:// to {host} (not loopback); "
             "use https:// or pass allow_insecure_http=True"
         )
     return base_url
+
+
+def as_given(base_url: str) -> str:
+    """The base URL quoted for a message: credentials, query and fragment left out.
+
+    A password, or a token in the query, stays out of messages; so does a long value
+    (an access key given as the base URL by mistake is shortened, and redacted by the
+    client).
+    """
+    shown = base_url
+    if "@" in shown:  # anything before the last @ may be credentials
+        start = shown.find("://") + 3 if "://" in shown else 0
+        shown = shown[:start] + "***@" + shown.rsplit("@", 1)[1]
+    for mark in "?#":
+        if mark in shown:
+            shown = shown.split(mark, 1)[0] + mark + "..."
+    if len(shown) > 80:
+        shown = shown[:77] + "..."
+    return repr(shown)
 
 
 def _unusable(base_url: str, host: str) -> str | None:

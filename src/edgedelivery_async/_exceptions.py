@@ -80,6 +80,14 @@ class APIError(EdgeDeliveryError):
     The fields are filled from whichever error family the body belongs to: the core
     record (`ErrorKey`, `Field`, `Message`), the container validation-style and
     problem-style bodies, the shield result object, or the `{error, data}` wrapper.
+
+    `error_key` is the server's identifier of the kind of failure, to compare against:
+    the core record's `ErrorKey` (`pullzone.hostname_not_found`), the wrapper's
+    `errorKey`, a registry reply's `status` (`failed`), or a problem body's `type` URI
+    (RFC 9457) when it names a problem of the API's own
+    (`https://docs.example.net/errors/registry-not-found`). A problem `type` of
+    `about:blank`, or one that only links the RFC section of the status, names no
+    problem beyond the status code: `error_key` is then None (the URI stays in `body`).
     """
 
     def __init__(self, raw: RawResponse, body: Any, *, message: str | None = None) -> None:
@@ -106,13 +114,15 @@ class APIError(EdgeDeliveryError):
         reason = _reason(self.status_code)
         text = f"{self.method} {self.path} -> {self.status_code}{reason}"
         said = self._what_happened(reason.strip())
-        if said:
-            text += f": {said}"
         extra = [f"{name}={value}" for name, value in self._keys(said) if value]
         extra += [f"{e.field}: {e.message}" if e.field else e.message for e in self.errors]
+        advice = self._what_to_do()
+        if said:
+            # The server's sentence, without its full stop when advice follows it after a
+            # semicolon ("...is required; check the key", not "...is required.; check").
+            text += f": {said.rstrip('.') if advice and not extra else said}"
         if extra:
             text += f" ({'; '.join(extra)})"
-        advice = self._what_to_do()
         if advice:
             text += f"; {advice}" if said or extra else f": {advice}"
         return text
@@ -133,8 +143,7 @@ class APIError(EdgeDeliveryError):
         body's `type` is a URL, and a registry's `status` a state, not error keys."""
         key: tuple[str, str | None] = ("error_key", self.error_key)
         if self.error_key is not None and self.error_key == _problem_type(self.body):
-            generic = _GENERIC_PROBLEM_TYPE.match(self.error_key) is not None
-            key = ("type", None if generic else self.error_key)  # generic: the status's RFC
+            key = ("type", self.error_key)  # a URI of the API's own (generic ones are no key)
         elif self.error_key is not None and self.error_key == _registry_status(self.body):
             shown = f"(status {self.error_key})" in (said or "")
             key = ("status", None if shown else self.error_key)
@@ -160,6 +169,14 @@ _GENERIC_PROBLEM_TYPE = re.compile(
     r"|www\.rfc-editor\.org/rfc/)rfc\d+(\.html)?(#\S*)?)\Z",
     re.IGNORECASE,
 )
+
+
+def _problem_key(problem_type: Any) -> str | None:
+    """A problem body's `type` as an error key: None when it only restates the status."""
+    text = _text(problem_type)
+    if text is None or _GENERIC_PROBLEM_TYPE.match(text.strip()):
+        return None
+    return text
 
 
 def _problem_type(body: Any) -> str | None:
@@ -325,7 +342,7 @@ def error_details(body: Any) -> ErrorDetails:
         details.message = f"result object with status {body.get('statusCode')}"
     if "title" in body or "detail" in body:  # problem-style and validation-style
         details.message = _text(body.get("detail")) or _text(body.get("title"))
-        details.error_key = details.error_key or _text(body.get("type"))
+        details.error_key = details.error_key or _problem_key(body.get("type"))
     details.errors = _field_errors(body.get("errors"))
     return details
 

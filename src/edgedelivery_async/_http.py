@@ -30,6 +30,10 @@ if TYPE_CHECKING:
 # A cap no real reply of this API reaches; a transport refuses a reply that decodes to more.
 DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024
 
+# The most a reply's header fields may hold (names and values, in bytes), on every
+# transport: a reply with more ends with APIConnectionError before its body is read.
+MAX_HEADER_BYTES = 64 * 1024
+
 ACCESS_KEY_HEADER = "AccessKey"
 
 

@@ -34,6 +34,7 @@ exit status 134); the aiohttp transport has no such issue.
 
 from __future__ import annotations
 
+import asyncio
 import time
 import urllib.request
 from collections.abc import Iterable
@@ -46,7 +47,13 @@ from pyreqwest.proxy import ProxyBuilder
 from pyreqwest.response import Response
 
 from ._exceptions import APIConnectionError
-from ._http import ACCESS_KEY_HEADER, DEFAULT_MAX_RESPONSE_BYTES, RawRequest, RawResponse
+from ._http import (
+    ACCESS_KEY_HEADER,
+    DEFAULT_MAX_RESPONSE_BYTES,
+    MAX_HEADER_BYTES,
+    RawRequest,
+    RawResponse,
+)
 from ._network import DEFAULT as DEFAULT_NETWORK
 from ._network import NetworkSettings, redact
 from ._timeouts import Timeout
@@ -54,8 +61,10 @@ from ._transport import (
     FixedProxy,
     NoProxy,
     ProxyTable,
+    cancelling,
     check_limits,
     connection_error,
+    head_too_large,
     proxies_for,
     received,
 )
@@ -140,11 +149,16 @@ class ReqwestTransport:
             if request.content is not None:
                 builder = builder.body_bytes(request.content)
             async with builder.timeout(total).build_streamed() as reply:
-                content = await _read(reply, self.max_response_bytes)
-                return received(
-                    request, reply.status, reply.headers, content, started, self.max_response_bytes
-                )
+                headers = reply.headers
+                if sum(len(k) + len(v) for k, v in headers.items()) <= MAX_HEADER_BYTES:
+                    content = await _read(reply, self.max_response_bytes)
+                    return received(
+                        request, reply.status, headers, content, started, self.max_response_bytes
+                    )
+            error = head_too_large(request)
         except rx.PyreqwestError as exc:
+            if cancelling():  # closed while the caller cancelled it: the caller's wins
+                raise asyncio.CancelledError from None
             error = _mapped(exc, request, self._proxies.secrets)
         raise error  # outside the handler: the library's exception is not its context
 

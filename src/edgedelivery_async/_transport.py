@@ -50,6 +50,7 @@ from ._exceptions import (
 )
 from ._http import (
     DEFAULT_MAX_RESPONSE_BYTES,
+    MAX_HEADER_BYTES,
     AccessKey,
     RawRequest,
     RawResponse,
@@ -183,6 +184,24 @@ def received(
     return raw
 
 
+# How an exchange ended (`_exchange`): the reply is complete, or went past a limit.
+_COMPLETE = "complete"
+_BODY_TOO_LARGE = "body too large"
+_HEAD_TOO_LARGE = "head too large"
+
+
+def raw_header_bytes(fields: Iterable[tuple[bytes, bytes]]) -> int:
+    """The bytes of a reply's header fields: names and values, as `MAX_HEADER_BYTES` counts."""
+    return sum(len(name) + len(value) for name, value in fields)
+
+
+def head_too_large(request: RawRequest) -> APIConnectionError:
+    """The error for a reply whose header fields hold more than `MAX_HEADER_BYTES`."""
+    what = f"the reply's headers hold more than {MAX_HEADER_BYTES} bytes (the SDK's limit)"
+    message = f"{_PHRASES['connection failed'].format(_host_port(request.url))}: {what}"
+    return APIConnectionError(message, method=request.method, path=request.path, request_sent=True)
+
+
 def check_limits(max_connections: int, max_response_bytes: int) -> None:
     """Raise `ConfigurationError` unless both are positive integers."""
     for label, value in (
@@ -201,6 +220,16 @@ class TransportFailure(Exception):
     """
 
 
+def cancelling() -> bool:
+    """True when someone asked to cancel the running task.
+
+    A Rust library's future may end with its own error (the client was closed) where the
+    task was cancelled: the transport then lets the cancellation through, not that error.
+    """
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
+
+
 def connection_error(
     request: RawRequest,
     what: str,
@@ -216,7 +245,13 @@ def connection_error(
     credentials.
     """
     kind = APITimeoutError if timeout else APIConnectionError
-    message = _located(what, _host_port(request.url), _os_reason(exc))
+    target = _host_port(request.url)
+    if not timeout and "proxy" not in what and _unresolved(exc):  # each library says it its way
+        host = target.rpartition(":")[0]
+        message = f"could not connect to {target}: the host name {host} could not be resolved"
+        sent = False
+    else:
+        message = _located(what, target, _os_reason(exc))
     error = kind(message, method=request.method, path=request.path, request_sent=sent)
     error.__cause__ = TransportFailure(_redacted(_describe(exc), request.access_key, secrets))
     return error
@@ -250,6 +285,31 @@ def _located(what: str, target: str, reason: str | None) -> str:
 def _host_port(url: str) -> str:
     scheme, host, port = origin(url)
     return f"{host}:{port or (443 if scheme == 'https' else 80)}"
+
+
+def _unresolved(exc: BaseException) -> bool:
+    """True when `exc` says the host name could not be resolved (DNS), on any transport.
+
+    aiohttp: `ClientConnectorDNSError`; httpx: a `socket.gaierror` in the chain; wreq and
+    reqwest: "dns error" in their text.
+    """
+    seen: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and len(seen) < 6 and current not in seen:
+        seen.append(current)
+        if (
+            isinstance(current, socket.gaierror)
+            or type(current).__name__ == "ClientConnectorDNSError"
+        ):
+            return True
+        try:
+            text = _library_text(current)
+        except Exception:  # a library's __str__ should not fail; if it does, it says nothing
+            text = ""
+        if "dns error" in text.lower():
+            return True
+        current = current.__cause__ or current.__context__
+    return False
 
 
 def _os_reason(exc: BaseException) -> str | None:
@@ -437,6 +497,10 @@ class AiohttpTransport:
             # The engine always sends its own User-Agent, so aiohttp adds none: no
             # skip_auto_headers, which would copy the headers on every request.
             trust_env=False,  # the SDK reads proxies once per origin (ProxyTable), no netrc
+            # One header line may be as long as the SDK's limit on them all (aiohttp's own
+            # is 8190 bytes a line): the limit is the same on every transport.
+            max_line_size=MAX_HEADER_BYTES,
+            max_field_size=MAX_HEADER_BYTES,
         )
         closer = _close_when_loop_ends(session)
         # Run it to its `yield` now: its first step makes it known to the running loop,
@@ -509,9 +573,12 @@ class AiohttpTransport:
             what = f"connection failed ({type(exc).__name__})"
             error = connection_error(request, what, exc, sent=True, secrets=secrets)
         else:
-            if complete:
+            if complete == _COMPLETE:
                 return raw
-            error = ResponseTooLargeError(raw, limit=self.max_response_bytes)
+            if complete == _HEAD_TOO_LARGE:
+                error = head_too_large(request)
+            else:
+                error = ResponseTooLargeError(raw, limit=self.max_response_bytes)
         raise error  # outside the handler: the library's exception is not its context
 
     async def _exchange(
@@ -520,8 +587,11 @@ class AiohttpTransport:
         request: RawRequest,
         timeout: Timeout,
         watchdog: Watchdog,
-    ) -> tuple[RawResponse, bool]:
-        """The reply, and False when its body went past the cap (the body is then empty).
+    ) -> tuple[RawResponse, str]:
+        """The reply, and whether it was complete or what went past a limit.
+
+        `_COMPLETE`; `_BODY_TOO_LARGE` (the body is then empty); `_HEAD_TOO_LARGE`
+        (the header fields hold more than `MAX_HEADER_BYTES`: the body is not read).
 
         The library's objects (whose request headers hold the key) live only in this
         frame; `send` raises the SDK's errors from its own.
@@ -540,7 +610,12 @@ class AiohttpTransport:
                 raise_for_status=False,  # a caller's session may say otherwise
             ) as reply:
                 watch.stream = reply.content
-                content = await _read_aiohttp(reply, self.max_response_bytes)
+                content: bytes | None = b""
+                if raw_header_bytes(reply.raw_headers) > MAX_HEADER_BYTES:
+                    outcome = _HEAD_TOO_LARGE
+                else:
+                    content = await _read_aiohttp(reply, self.max_response_bytes)
+                    outcome = _COMPLETE if content is not None else _BODY_TOO_LARGE
                 raw = RawResponse(
                     request.method,
                     request.url,
@@ -550,7 +625,7 @@ class AiohttpTransport:
                     b"" if content is None else content,
                     time.monotonic() - started,
                 )
-                return raw, content is not None
+                return raw, outcome
         except asyncio.CancelledError:
             if watch.timed_out():
                 raise TimeoutError from None
@@ -691,13 +766,16 @@ class HttpxTransport:
                 request, f"connection failed ({type(exc).__name__})", exc, sent=True
             )
         else:
-            if complete:
+            if complete == _COMPLETE:
                 return raw
-            error = ResponseTooLargeError(raw, limit=self.max_response_bytes)
+            if complete == _HEAD_TOO_LARGE:
+                error = head_too_large(request)
+            else:
+                error = ResponseTooLargeError(raw, limit=self.max_response_bytes)
         raise error  # outside the handler: the library's exception is not its context
 
-    async def _exchange(self, request: RawRequest, timeout: Timeout) -> tuple[RawResponse, bool]:
-        """The reply, and False when its body went past the cap (see `AiohttpTransport`)."""
+    async def _exchange(self, request: RawRequest, timeout: Timeout) -> tuple[RawResponse, str]:
+        """The reply, and whether it was complete (see `AiohttpTransport._exchange`)."""
         import httpx
 
         started = time.monotonic()
@@ -713,7 +791,12 @@ class HttpxTransport:
             stream=True,
         )
         try:
-            content = await _read_httpx(reply, self.max_response_bytes)
+            if raw_header_bytes(reply.headers.raw) > MAX_HEADER_BYTES:
+                content: bytes | None = b""
+                outcome = _HEAD_TOO_LARGE
+            else:
+                content = await _read_httpx(reply, self.max_response_bytes)
+                outcome = _COMPLETE if content is not None else _BODY_TOO_LARGE
         finally:
             await reply.aclose()
         raw = RawResponse(
@@ -725,7 +808,7 @@ class HttpxTransport:
             b"" if content is None else content,
             time.monotonic() - started,
         )
-        return raw, content is not None
+        return raw, outcome
 
     def reserve_connections(self, count: int) -> None:
         """The caller's client keeps its own pool limits."""

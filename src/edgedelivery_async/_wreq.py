@@ -44,6 +44,7 @@ from ._exceptions import APIConnectionError, InvalidRequestError
 from ._http import (
     ACCESS_KEY_HEADER,
     DEFAULT_MAX_RESPONSE_BYTES,
+    MAX_HEADER_BYTES,
     AccessKey,
     RawRequest,
     RawResponse,
@@ -56,8 +57,10 @@ from ._transport import (
     FixedProxy,
     NoProxy,
     ProxyTable,
+    cancelling,
     check_limits,
     connection_error,
+    head_too_large,
     proxies_for,
     received,
 )
@@ -93,6 +96,7 @@ class WreqTransport:
         self._proxies: NoProxy | FixedProxy | ProxyTable = proxies_for(network)
         self._verify = network.trust.for_wreq()  # refuses an ssl.SSLContext, here
         self._proxy_objects: dict[str, wreq.Proxy] = {}
+        self._closes = 0  # how many times aclose() ran: a call sees whether it ran meanwhile
 
     def reserve_connections(self, count: int) -> None:
         """Raise the pool size to `count` if no request was made yet."""
@@ -168,6 +172,7 @@ class WreqTransport:
         if request.content is not None:
             options["body"] = request.content
         gate = self._gate
+        closes = self._closes
         if not gate.enter_now():  # every connection busy: wait, within the total timeout
             await self._wait_for_place(request, timeout)
         started = time.monotonic()
@@ -176,17 +181,27 @@ class WreqTransport:
                 reply = await client.request(method, request.url, headers=headers, **options)
             else:  # the usual read: no keyword dict to build and unpack
                 reply = await client.request(method, request.url, headers=headers)
-            content = await _read(reply, self.max_response_bytes)
-            return received(
-                request,
-                reply.status.as_int(),
-                Headers(reply.headers),
-                content,
-                started,
-                self.max_response_bytes,
-            )
+            headers = reply.headers
+            if _header_bytes(headers) <= MAX_HEADER_BYTES:
+                content = await _read(reply, self.max_response_bytes)
+                return received(
+                    request,
+                    reply.status.as_int(),
+                    Headers(headers),
+                    content,
+                    started,
+                    self.max_response_bytes,
+                )
+            error = head_too_large(request)
         except _FAILURES as exc:
             error = _mapped(exc, request, self._proxies.secrets)
+        except asyncio.CancelledError as exc:
+            # wreq cancels the calls of a client it closes. Nobody cancelled this task:
+            # the call ends as on every transport, with a connection error.
+            if self._closes == closes or cancelling():
+                raise
+            what = "connection failed: the client was closed while the call was in flight"
+            error = connection_error(request, what, exc, sent=True)
         finally:
             gate.leave()
         raise error  # outside the handler: the library's exception is not its context
@@ -204,6 +219,8 @@ class WreqTransport:
         raise error  # outside the handler, as every transport error
 
     async def aclose(self) -> None:
+        """Close the pools; calls in flight end with `APIConnectionError`."""
+        self._closes += 1
         clients = list(self._clients.values())
         self._clients.clear()
         self._last = None
@@ -273,6 +290,17 @@ async def _read(reply: wreq.Response, limit: int) -> bytes | None:
             return None
         blocks.append(bytes(block))
     return blocks[0] if len(blocks) == 1 else b"".join(blocks)
+
+
+def _header_bytes(headers: wreq.HeaderMap) -> int:
+    """The bytes of the header fields, names and values (as `raw_header_bytes` counts)."""
+    names = headers.keys()
+    size = sum(map(len, headers.values()))
+    if headers.len() == len(names):  # the usual reply: no name given twice
+        return size + sum(map(len, names))
+    for name in names:
+        size += len(name) * sum(1 for _ in headers.get_all(bytes(name).decode("latin-1")))
+    return size
 
 
 class Headers(Mapping[str, str]):

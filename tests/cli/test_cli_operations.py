@@ -282,8 +282,31 @@ def test_missing_base_url_is_a_usage_error(cli: Run) -> None:
 def test_missing_key_is_a_usage_error(cli: Run, served: Served) -> None:
     result = cli("--base-url", served.url, "registries", "get", "1")
     assert result.code == 2
-    assert "needs an access key" in result.err
+    assert "needs an access key: pass --access-key or set EDGEDELIVERY_ACCESS_KEY" in result.err
+    assert "--base-url" not in result.err  # it was given
     assert served.fake.requests == []
+
+
+def test_an_unusable_base_url_is_repeated_and_not_asked_for_again(cli: Run) -> None:
+    result = cli(
+        "--base-url", "htps://api.example.com", "--access-key", KEY, "registries", "get", "1"
+    )
+    assert result.code == 2
+    assert (
+        "error: base_url must be an absolute http:// or https:// URL, got 'htps://api.example.com'"
+        in result.err
+    )
+    assert "pass --base-url" not in result.err  # it was given
+    assert "hint: the base URL is the global option --base-url, else EDGEDELIVERY_BASE_URL" in (
+        result.err
+    )
+    assert KEY not in result.err
+
+
+def test_a_missing_base_url_says_what_to_pass(cli: Run) -> None:
+    result = cli("--access-key", KEY, "registries", "get", "1")
+    assert "no base URL: pass --base-url or set EDGEDELIVERY_BASE_URL" in result.err
+    assert "base_url=" not in result.err
 
 
 def test_wrong_key_is_401_and_never_printed(cli: Run, served: Served) -> None:

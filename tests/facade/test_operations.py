@@ -364,7 +364,7 @@ async def test_shield_zone_by_pull_zone_is_unwrapped(
     assert config.shield_zone_id == 9001
     assert config.pull_zone_id == 42
     assert config.waf_custom_rule_order == [3, 1, 2]
-    assert config.d_do_s_challenge_window == 1800
+    assert config.ddos_challenge_window == 1800
     assert not hasattr(config, "data")
     assert_sdk_headers(only_request(httpx_mock), body=False)
 

@@ -122,6 +122,7 @@ def test_a_new_operation_needs_no_hand_written_line(tmp_path: Path) -> None:
     copy = tmp_path / "project"
     for folder in ("openapi", "codegen", "scripts", "generated", "src"):
         shutil.copytree(ROOT / folder, copy / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "generator-config.yaml", copy / "generator-config.yaml")
     document = copy / "openapi" / "edge-delivery-1.0.0.yaml"
     spec = yaml.safe_load(document.read_text(encoding="utf-8"))
     spec["paths"]["/pullzone/{id}"] = NEW_OPERATION

@@ -409,9 +409,56 @@ def test_the_cli_hint_for_plain_http_names_its_option() -> None:
 def test_the_cli_hint_for_a_missing_key_names_its_options() -> None:
     done = edgedelivery("registries", "get", "31", EDGEDELIVERY_BASE_URL=BASE)
     assert done.returncode == 2
-    assert done.stderr.splitlines() == [
-        "error: GET /mc/registries/31 needs an access key: pass access_key= "
+    assert done.stderr.splitlines() == [  # the base URL was given: not asked for again
+        "error: GET /mc/registries/31 needs an access key: pass --access-key "
         "or set EDGEDELIVERY_ACCESS_KEY",
-        "hint: pass --base-url and --access-key, or set EDGEDELIVERY_BASE_URL and "
-        "EDGEDELIVERY_ACCESS_KEY",
     ]
+
+
+async def test_a_401_from_the_fake_reads_as_one_sentence() -> None:
+    """The server's full stop is not kept before the advice (no `required.; check`)."""
+    from edgedelivery_async.testing import FakeEdgeDelivery
+
+    fake = FakeEdgeDelivery(access_key=KEY)
+    registry = fake.add_registry()
+    async with fake.serve() as url, EdgeDeliveryClient("edk-wrong-1", url) as client:
+        with pytest.raises(AuthenticationError) as info:
+            await client.registries.get(registry)
+    assert str(info.value) == (
+        f"GET /mc/registries/{registry} -> 401 Unauthorized: Authorization failed: a valid "
+        "AccessKey is required; check the key given to the client or set in "
+        "EDGEDELIVERY_ACCESS_KEY"
+    )
+    assert ".;" not in str(info.value)
+    assert info.value.message == "Authorization failed: a valid AccessKey is required."
+    # The fake's problem type only links the RFC section of 401: no error key.
+    assert info.value.body["type"].startswith("https://")
+    assert info.value.error_key is None
+
+
+@pytest.mark.parametrize(
+    ("problem_type", "error_key"),
+    [
+        ("https://docs.example.net/errors/registry-not-found", "https://docs.example.net/errors/registry-not-found"),
+        ("https://tools.ietf.org/html/rfc9110#section-15.5.5", None),
+        ("https://datatracker.ietf.org/doc/html/rfc9110#section-15.5.5", None),
+        ("https://www.rfc-editor.org/rfc/rfc9110.html#name-404-not-found", None),
+        ("about:blank", None),
+        (None, None),
+    ],
+)  # fmt: skip
+async def test_error_key_of_a_problem_body(problem_type: str | None, error_key: str | None) -> None:
+    """`error_key` is a problem's `type` only when it names a problem of the API's own."""
+    body = {"title": "Not Found", "status": 404, "detail": "No registry with id 31."}
+    if problem_type is not None:
+        body["type"] = problem_type
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(404, json=body, headers={"content-type": "application/problem+json"})
+
+    http = httpx.AsyncClient(transport=httpx.MockTransport(handler))
+    async with http, EdgeDeliveryClient(KEY, "https://api.example.net", http_client=http) as c:
+        with pytest.raises(NotFoundError) as info:
+            await c.registries.get(31)
+    assert info.value.error_key == error_key
+    assert info.value.body == body

@@ -39,6 +39,7 @@ SDIST_NEEDS = (
     "README.md",
     ".ci/run",
     "pyproject.toml",
+    "generator-config.yaml",
     "redocly.yaml",
     ".redocly.lint-ignore.yaml",
     "scripts/test.sh",

@@ -205,6 +205,36 @@ async def test_python_fragment_runs_against_the_fake(
             await names["readme_block"]()
 
 
+#: Fragments that make a client and send nothing: they must also work pasted as they are,
+#: with no EDGEDELIVERY_* variable set (so each says where its base URL comes from).
+def _runs_at_top_level(code: str) -> bool:
+    """Whether `code` is a module as it stands (no `await`/`async with` outside a function)."""
+    try:
+        compile(code, "<readme>", "exec")
+    except SyntaxError:
+        return False
+    return True
+
+
+STANDALONE = [
+    b for b in FRAGMENTS if "EdgeDeliveryClient(" in b.code and _runs_at_top_level(b.code)
+]
+
+
+@pytest.mark.parametrize("block", STANDALONE, ids=[b.id for b in STANDALONE])
+async def test_a_client_snippet_works_pasted_as_written(block: Block, tmp_path: Path) -> None:
+    assert "base_url" in block.code, "say where the URL comes from"
+    assert "access_key" in block.code, "say where the key comes from"
+    script = tmp_path / "pasted.py"
+    script.write_text(block.code)  # verbatim: no placeholder filled, no variable set
+    code, out, err = await run([sys.executable, str(script)], cwd=tmp_path, env=clean_env())
+    assert code == 0, f"README.md:{block.line}\n{out}\n{err}"
+
+
+def test_the_retries_and_timeouts_snippet_is_one_of_them() -> None:
+    assert "retries-and-timeouts" in " ".join(b.id for b in STANDALONE)
+
+
 def _pytest_config() -> str:
     (toml,) = blocks("toml")
     return toml.code

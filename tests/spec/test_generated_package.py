@@ -200,8 +200,10 @@ def test_public_api_lists_every_field_of_the_document() -> None:
     lines = surface_lines()
     for component, schema in document()["components"]["schemas"].items():
         required = set(schema.get("required", []))
-        for wire in schema.get("properties", {}):
-            pattern = re.compile(rf"^field (\w+)\.{re.escape(wire)}( \(required\))?$")
+        for wire, prop in schema.get("properties", {}).items():
+            # A property named by the document (x-sdk-name) shows its attribute.
+            named = f" as {prop['x-sdk-name']}" if "x-sdk-name" in prop else ""
+            pattern = re.compile(rf"^field (\w+)\.{re.escape(wire + named)}( \(required\))?$")
             found = [
                 m for line in lines if (m := pattern.match(line)) and names_match(m[1], component)
             ]

@@ -137,6 +137,7 @@ def test_an_added_operation_passes_the_spec_tests_unchanged(tmp_path: Path) -> N
             ROOT / name, root / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc")
         )
     shutil.copy(ROOT / "pyproject.toml", root / "pyproject.toml")
+    shutil.copy(ROOT / "generator-config.yaml", root / "generator-config.yaml")
     add_to_document(root)
 
     regenerated = run(["bash", "scripts/regenerate.sh"], root)

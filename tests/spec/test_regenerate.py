@@ -18,7 +18,7 @@ import yaml
 
 from ._document import ROOT
 
-COPIED = ("openapi", "codegen", "scripts", "generated")
+COPIED = ("openapi", "codegen", "scripts", "generated", "generator-config.yaml")
 FIELD = "        firstPasswordSymbols:\n          type: string\n"
 
 
@@ -38,7 +38,11 @@ def run_check(root: Path) -> subprocess.CompletedProcess[str]:
 @pytest.fixture
 def tree_copy(tmp_path: Path) -> Path:
     root = tmp_path / "repo"
+    root.mkdir()
     for name in COPIED:
+        if (ROOT / name).is_file():
+            shutil.copy(ROOT / name, root / name)
+            continue
         shutil.copytree(
             ROOT / name, root / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc")
         )
@@ -120,3 +124,17 @@ def test_check_marks_a_removed_operation_as_breaking(tree_copy: Path) -> None:
     result = run_check(tree_copy)
     assert result.returncode == 1
     assert f"BREAKING -{line}" in result.stderr.splitlines()
+
+
+def test_the_generator_settings_are_read_from_the_top_level(tree_copy: Path) -> None:
+    """generator-config.yaml sits beside pyproject.toml (the design's layout) and is read there."""
+    assert (ROOT / "generator-config.yaml").is_file()
+    assert not (ROOT / "codegen" / "generator-config.yaml").exists()
+    config = tree_copy / "generator-config.yaml"
+    settings = yaml.safe_load(config.read_text(encoding="utf-8"))
+    assert settings["package_name_override"] == "edgedelivery_openapi"
+    settings["docstrings_on_attributes"] = True  # changes the generated models
+    config.write_text(yaml.safe_dump(settings), encoding="utf-8")
+    result = run_check(tree_copy)
+    assert result.returncode == 1, result.stdout
+    assert "generated/edgedelivery_openapi is stale" in result.stderr

@@ -40,7 +40,7 @@ class ShieldZoneConfig:
             waf_engine_config (list[None | WafEngineSetting] | None | Unset):
             rate_limit_rules_limit (int | None | Unset):
             custom_waf_rules_limit (int | None | Unset):
-            d_do_s_challenge_window (int | None | Unset):
+            ddos_challenge_window (int | None | Unset):
             whitelabel_response_pages (bool | None | Unset):
     """
 
@@ -60,7 +60,7 @@ class ShieldZoneConfig:
     waf_engine_config: list[None | WafEngineSetting] | None | Unset = UNSET
     rate_limit_rules_limit: int | None | Unset = UNSET
     custom_waf_rules_limit: int | None | Unset = UNSET
-    d_do_s_challenge_window: int | None | Unset = UNSET
+    ddos_challenge_window: int | None | Unset = UNSET
     whitelabel_response_pages: bool | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -187,11 +187,11 @@ class ShieldZoneConfig:
         else:
             custom_waf_rules_limit = self.custom_waf_rules_limit
 
-        d_do_s_challenge_window: int | None | Unset
-        if isinstance(self.d_do_s_challenge_window, Unset):
-            d_do_s_challenge_window = UNSET
+        ddos_challenge_window: int | None | Unset
+        if isinstance(self.ddos_challenge_window, Unset):
+            ddos_challenge_window = UNSET
         else:
-            d_do_s_challenge_window = self.d_do_s_challenge_window
+            ddos_challenge_window = self.ddos_challenge_window
 
         whitelabel_response_pages: bool | None | Unset
         if isinstance(self.whitelabel_response_pages, Unset):
@@ -236,8 +236,8 @@ class ShieldZoneConfig:
             field_dict["rateLimitRulesLimit"] = rate_limit_rules_limit
         if custom_waf_rules_limit is not UNSET:
             field_dict["customWafRulesLimit"] = custom_waf_rules_limit
-        if d_do_s_challenge_window is not UNSET:
-            field_dict["dDoSChallengeWindow"] = d_do_s_challenge_window
+        if ddos_challenge_window is not UNSET:
+            field_dict["dDoSChallengeWindow"] = ddos_challenge_window
         if whitelabel_response_pages is not UNSET:
             field_dict["whitelabelResponsePages"] = whitelabel_response_pages
 
@@ -316,7 +316,7 @@ class ShieldZoneConfig:
 
         custom_waf_rules_limit = d.pop("customWafRulesLimit", UNSET)
 
-        d_do_s_challenge_window = d.pop("dDoSChallengeWindow", UNSET)
+        ddos_challenge_window = d.pop("dDoSChallengeWindow", UNSET)
 
         whitelabel_response_pages = d.pop("whitelabelResponsePages", UNSET)
 
@@ -337,7 +337,7 @@ class ShieldZoneConfig:
             waf_engine_config=waf_engine_config,
             rate_limit_rules_limit=rate_limit_rules_limit,
             custom_waf_rules_limit=custom_waf_rules_limit,
-            d_do_s_challenge_window=d_do_s_challenge_window,
+            ddos_challenge_window=ddos_challenge_window,
             whitelabel_response_pages=whitelabel_response_pages,
         )
 

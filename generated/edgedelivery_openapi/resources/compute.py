@@ -31,7 +31,27 @@ class Compute(Resource):
         `POST /compute/script/{id}/variables/add` (ComputeScript_AddVariable).
 
         Adds a variable to a compute script and returns it with its assigned `Id`.
-        Success and error status codes are not shown in the reference.
+
+        Returns:
+            ScriptVariable: the reply's body.
+
+        Raises:
+            InvalidRequestError: an argument the document does not allow; nothing is sent.
+            ConfigurationError: the client has no access key; nothing is sent.
+            APIStatusError: any error status, as its subclass (NotFoundError for 404,
+                RateLimitError for 429, InternalServerError for 5xx, ...).
+            APIConnectionError: the server could not be reached, or the connection failed
+                (APITimeoutError: a timeout).
+            APIResponseValidationError: a 2xx reply that is not the documented shape.
+
+        Retried (up to the client's `max_retries`) only when the server cannot have acted on it:
+        the statuses 429 and 503, or a connection that never opened.
+
+        Needs the client's access key.
+
+        Tolerated in replies: members the document does not name (kept in
+        `additional_properties`), `null` in any member (read as `None`), enum values it does not
+        list, and error replies of any shape, or none.
         """
         return Call(
             "ComputeScript_AddVariable",

@@ -36,9 +36,30 @@ class Containers(Resource):
 
         `PUT /mc/apps/{appId}/containers/{containerId}/env` (ContainerTemplate_SetEnvironmentVariables).
 
-        Replaces the whole set of environment variables of a container template: every
-        existing variable is removed and the provided set becomes the full set. Returns
-        the updated template. Status codes are not shown in the reference.
+        Replaces the whole set of environment variables of a container template: every existing
+        variable is removed and the provided set becomes the full set. Returns the updated
+        template.
+
+        Returns:
+            ContainerTemplate: the reply's body.
+
+        Raises:
+            InvalidRequestError: an argument the document does not allow; nothing is sent.
+            ConfigurationError: the client has no access key; nothing is sent.
+            APIStatusError: any error status, as its subclass (NotFoundError for 404,
+                RateLimitError for 429, InternalServerError for 5xx, ...).
+            APIConnectionError: the server could not be reached, or the connection failed
+                (APITimeoutError: a timeout).
+            APIResponseValidationError: a 2xx reply that is not the documented shape.
+
+        Retried (up to the client's `max_retries`) after connection failures, timeouts and the
+        statuses 408, 429, 500, 502, 503, 504.
+
+        Needs the client's access key.
+
+        Tolerated in replies: members the document does not name (kept in
+        `additional_properties`), `null` in any member (read as `None`), enum values it does not
+        list, and error replies of any shape, or none.
         """
         return Call(
             "ContainerTemplate_SetEnvironmentVariables",
@@ -77,10 +98,30 @@ class Containers(Resource):
 
         `POST /mc/apps/{appId}/containers` (ContainerTemplate_Add).
 
-        Creates a container template. The response carries the generated `id`,
-        `packageId` and, per endpoint, the generated `id`, `publicHost` and address lists.
-        Either `image` or `imageRegistryId` must be a non-empty string. Status codes are
-        not shown in the reference.
+        Creates a container template. The response carries the generated `id`, `packageId` and,
+        per endpoint, the generated `id`, `publicHost` and address lists. Either `image` or
+        `imageRegistryId` must be a non-empty string.
+
+        Returns:
+            ContainerTemplate: the reply's body.
+
+        Raises:
+            InvalidRequestError: an argument the document does not allow; nothing is sent.
+            ConfigurationError: the client has no access key; nothing is sent.
+            APIStatusError: any error status, as its subclass (NotFoundError for 404,
+                RateLimitError for 429, InternalServerError for 5xx, ...).
+            APIConnectionError: the server could not be reached, or the connection failed
+                (APITimeoutError: a timeout).
+            APIResponseValidationError: a 2xx reply that is not the documented shape.
+
+        Retried (up to the client's `max_retries`) only when the server cannot have acted on it:
+        the statuses 429 and 503, or a connection that never opened.
+
+        Needs the client's access key.
+
+        Tolerated in replies: members the document does not name (kept in
+        `additional_properties`), `null` in any member (read as `None`), enum values it does not
+        list, and error replies of any shape, or none.
         """
         return Call(
             "ContainerTemplate_Add",

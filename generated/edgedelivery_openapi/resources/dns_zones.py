@@ -28,8 +28,30 @@ class DnsZones(Resource):
 
         `POST /dnszone` (DnsZone_Add).
 
-        Creates a DNS zone with its initial records. Success is reported as the zone
-        having been added; the shape of the success body is not shown in the reference.
+        Creates a DNS zone with its initial records. Success is reported as the zone having been
+        added.
+
+        Returns:
+            Any: the reply's JSON body as the server sent it (the document gives no shape).
+
+        Raises:
+            InvalidRequestError: an argument the document does not allow; nothing is sent.
+            ConfigurationError: the client has no access key; nothing is sent.
+            APIResultError: a 2xx reply that reports a failure (`error.success` is false).
+            APIStatusError: any error status, as its subclass (NotFoundError for 404,
+                RateLimitError for 429, InternalServerError for 5xx, ...).
+            APIConnectionError: the server could not be reached, or the connection failed
+                (APITimeoutError: a timeout).
+            APIResponseValidationError: a 2xx reply that is not the documented shape.
+
+        Retried (up to the client's `max_retries`) only when the server cannot have acted on it:
+        the statuses 429 and 503, or a connection that never opened.
+
+        Needs the client's access key.
+
+        Tolerated in replies: members the document does not name (kept in
+        `additional_properties`), `null` in any member (read as `None`), enum values it does not
+        list, and error replies of any shape, or none.
         """
         return Call(
             "DnsZone_Add",

@@ -23,6 +23,31 @@ class PullZones(Resource):
         `POST /pullzone/{id}/setForceSSL` (PullZonePublic_SetForceSSL).
 
         Turns forced HTTPS on or off for one hostname of a pull zone.
+
+        Returns:
+            None: the reply has no body.
+
+        Raises:
+            InvalidRequestError: an argument the document does not allow; nothing is sent.
+            ConfigurationError: the client has no access key; nothing is sent.
+            BadRequestError: 400, force SSL could not be configured.
+            AuthenticationError: 401, authorization failed.
+            NotFoundError: 404, no pull zone with that id.
+            InternalServerError: 500, internal error.
+            APIStatusError: any other error status, as its subclass (NotFoundError for 404,
+                RateLimitError for 429, InternalServerError for 5xx, ...).
+            APIConnectionError: the server could not be reached, or the connection failed
+                (APITimeoutError: a timeout).
+            APIResponseValidationError: a 2xx reply that is not the documented shape.
+
+        Retried (up to the client's `max_retries`) only when the server cannot have acted on it:
+        the statuses 429 and 503, or a connection that never opened.
+
+        Needs the client's access key.
+
+        Tolerated in replies: members the document does not name (kept in
+        `additional_properties`), `null` in any member (read as `None`), enum values it does not
+        list, and error replies of any shape, or none.
         """
         return Call(
             "PullZonePublic_SetForceSSL",

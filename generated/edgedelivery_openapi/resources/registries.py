@@ -29,8 +29,31 @@ class Registries(Resource):
 
         `POST /mc/registries` (ContainerRegistry_Add).
 
-        Adds a container registry for the calling user and returns its `id`. A non-empty
-        `error` reports a failure. Status codes are not shown in the reference.
+        Adds a container registry for the calling user and returns its `id`. A non-empty `error`
+        reports a failure.
+
+        Returns:
+            int: the reply's `id` member.
+
+        Raises:
+            InvalidRequestError: an argument the document does not allow; nothing is sent.
+            ConfigurationError: the client has no access key; nothing is sent.
+            APIResultError: a 2xx reply that reports a failure (`status` is not saved, `error`
+                is not empty).
+            APIStatusError: any error status, as its subclass (NotFoundError for 404,
+                RateLimitError for 429, InternalServerError for 5xx, ...).
+            APIConnectionError: the server could not be reached, or the connection failed
+                (APITimeoutError: a timeout).
+            APIResponseValidationError: a 2xx reply that is not the documented shape.
+
+        Retried (up to the client's `max_retries`) only when the server cannot have acted on it:
+        the statuses 429 and 503, or a connection that never opened.
+
+        Needs the client's access key.
+
+        Tolerated in replies: members the document does not name (kept in
+        `additional_properties`), `null` in any member (read as `None`), enum values it does not
+        list, and error replies of any shape, or none.
         """
         return Call(
             "ContainerRegistry_Add",
@@ -57,8 +80,29 @@ class Registries(Resource):
 
         `GET /mc/registries/{registryId}` (ContainerRegistry_Get).
 
-        Returns one registry. The password is never returned; only its first and last
-        symbols are. Status codes are not shown in the reference.
+        Returns one registry. The password is never returned; only its first and last symbols
+        are.
+
+        Returns:
+            ContainerRegistry: the reply's body.
+
+        Raises:
+            InvalidRequestError: an argument the document does not allow; nothing is sent.
+            ConfigurationError: the client has no access key; nothing is sent.
+            APIStatusError: any error status, as its subclass (NotFoundError for 404,
+                RateLimitError for 429, InternalServerError for 5xx, ...).
+            APIConnectionError: the server could not be reached, or the connection failed
+                (APITimeoutError: a timeout).
+            APIResponseValidationError: a 2xx reply that is not the documented shape.
+
+        Retried (up to the client's `max_retries`) after connection failures, timeouts and the
+        statuses 408, 429, 500, 502, 503, 504.
+
+        Needs the client's access key.
+
+        Tolerated in replies: members the document does not name (kept in
+        `additional_properties`), `null` in any member (read as `None`), enum values it does not
+        list, and error replies of any shape, or none.
         """
         return Call(
             "ContainerRegistry_Get",

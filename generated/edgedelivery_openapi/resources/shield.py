@@ -22,8 +22,29 @@ class Shield(Resource):
         `GET /shield/shield-zone/get-by-pullzone/{pullZoneId}` (ShieldZone_GetByPullZone).
 
         Returns the single shield zone configuration bound to a pull zone, wrapped as
-        `{data: ...}`. Whether credentials are required is not shown in the reference;
-        an `AccessKey` is accepted. Status codes are not shown in the reference.
+        `{data: ...}`. An `AccessKey` is accepted.
+
+        Returns:
+            ShieldZoneConfig: the reply's `data` member.
+
+        Raises:
+            InvalidRequestError: an argument the document does not allow; nothing is sent.
+            APIResultError: a 2xx reply that reports a failure (`error.success` is false).
+            AcceptedWithoutResultError: a 202 reply without the result.
+            APIStatusError: any error status, as its subclass (NotFoundError for 404,
+                RateLimitError for 429, InternalServerError for 5xx, ...).
+            APIConnectionError: the server could not be reached, or the connection failed
+                (APITimeoutError: a timeout).
+            APIResponseValidationError: a 2xx reply that is not the documented shape.
+
+        Retried (up to the client's `max_retries`) after connection failures, timeouts and the
+        statuses 408, 429, 500, 502, 503, 504.
+
+        Works without an access key; the client's is sent when it has one.
+
+        Tolerated in replies: members the document does not name (kept in
+        `additional_properties`), `null` in any member (read as `None`), enum values it does not
+        list, and error replies of any shape, or none.
         """
         return Call(
             "ShieldZone_GetByPullZone",
@@ -43,9 +64,30 @@ class Shield(Resource):
         `GET /shield/shield-zone/{shieldZoneId}/upload-scanning` (ShieldZone_GetUploadScanning).
 
         Returns whether upload scanning is enabled, inside an `{error, data}` wrapper;
-        `error.success: false` reports a failure even on a success status. Whether
-        credentials are required is not shown in the reference; an `AccessKey` is
-        accepted. Status codes are not shown in the reference.
+        `error.success: false` reports a failure even on a success status. An `AccessKey` is
+        accepted.
+
+        Returns:
+            UploadScanningConfig: the reply's `data` member.
+
+        Raises:
+            InvalidRequestError: an argument the document does not allow; nothing is sent.
+            APIResultError: a 2xx reply that reports a failure (`error.success` is false).
+            AcceptedWithoutResultError: a 202 reply without the result.
+            APIStatusError: any error status, as its subclass (NotFoundError for 404,
+                RateLimitError for 429, InternalServerError for 5xx, ...).
+            APIConnectionError: the server could not be reached, or the connection failed
+                (APITimeoutError: a timeout).
+            APIResponseValidationError: a 2xx reply that is not the documented shape.
+
+        Retried (up to the client's `max_retries`) after connection failures, timeouts and the
+        statuses 408, 429, 500, 502, 503, 504.
+
+        Works without an access key; the client's is sent when it has one.
+
+        Tolerated in replies: members the document does not name (kept in
+        `additional_properties`), `null` in any member (read as `None`), enum values it does not
+        list, and error replies of any shape, or none.
         """
         return Call(
             "ShieldZone_GetUploadScanning",

@@ -44,22 +44,29 @@ def exit_code(error: BaseException) -> int:
 
 
 #: Python arguments the SDK's messages may name, and the global option that sets each.
-CLI_OPTIONS = {"allow_insecure_http=True": "--allow-insecure-http"}
+CLI_OPTIONS = {
+    "allow_insecure_http=True": "--allow-insecure-http",
+    "base_url=": "--base-url",
+    "access_key=": "--access-key",
+}
 INSECURE_HTTP_HINT = (
     "hint: use an https:// base URL, or pass the global option --allow-insecure-http "
     "(before the command) to send the key over plain http anyway"
 )
-SETTINGS_HINT = (
-    "hint: pass --base-url and --access-key, or set EDGEDELIVERY_BASE_URL and "
-    "EDGEDELIVERY_ACCESS_KEY"
+# A base URL was given (by --base-url, else EDGEDELIVERY_BASE_URL) but cannot be used.
+BASE_URL_HINT = (
+    "hint: the base URL is the global option --base-url, else EDGEDELIVERY_BASE_URL: "
+    "an absolute https:// URL such as https://api.example.com"
 )
 
 
 def message_of(error: BaseException) -> tuple[str, str | None]:
     """The error's message as the command line says it, and a hint naming CLI options.
 
-    The SDK's messages name Python arguments (`allow_insecure_http=True`); here they
-    name the global options that set them.
+    The SDK's messages name Python arguments (`allow_insecure_http=True`, `base_url=`);
+    here they name the global options that set them. A missing setting's message says
+    what to pass; a base URL that was given but cannot be used gets a hint on what it
+    must be, not one to pass it.
     """
     from .. import ConfigurationError
 
@@ -69,7 +76,11 @@ def message_of(error: BaseException) -> tuple[str, str | None]:
     named = [python for python in CLI_OPTIONS if python in text]
     for python in named:
         text = text.replace(python, CLI_OPTIONS[python])
-    return text, INSECURE_HTTP_HINT if named else SETTINGS_HINT
+    if "allow_insecure_http=True" in named:
+        return text, INSECURE_HTTP_HINT
+    if text.startswith("base_url "):
+        return text, BASE_URL_HINT
+    return text, None
 
 
 def fail(error: EdgeDeliveryError) -> NoReturn:

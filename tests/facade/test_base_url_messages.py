@@ -1,0 +1,57 @@
+"""Base URL errors repeat what was given, so the mistake can be seen; never the key.
+
+Credentials, a query and a fragment in the given URL are not repeated either, and a key
+given as the base URL (the two arguments swapped) is never shown.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from edgedelivery_async import ConfigurationError, EdgeDeliveryClient
+
+KEY = "edk-Swapped-5c1d7e9a"
+
+
+ABSOLUTE = "base_url must be an absolute http:// or https:// URL, got "
+NO_EXTRAS = "base_url must not carry credentials, a query or a fragment, got "
+
+
+@pytest.mark.parametrize(
+    ("given", "message"),
+    [
+        ("htps://api.example.com", ABSOLUTE + "'htps://api.example.com'"),
+        ("api.example.com", ABSOLUTE + "'api.example.com'"),
+        ("https://api.example.com:99999", "base_url 'https://api.example.com:99999' is not a "),
+        ("https://user:pw-9f@api.example.com", NO_EXTRAS + "'https://***@api.example.com'"),
+        ("https://api.example.com/?token=t-51", NO_EXTRAS + "'https://api.example.com/?...'"),
+        ("https://api.exa mple.com", "base_url 'https://api.exa mple.com' cannot be used: "),
+    ],
+)
+def test_the_message_repeats_what_was_given(given: str, message: str) -> None:
+    with pytest.raises(ConfigurationError) as info:
+        EdgeDeliveryClient(KEY, given)
+    assert str(info.value).startswith(message), str(info.value)
+    assert "pw-9f" not in str(info.value)
+    assert "t-51" not in str(info.value)
+
+
+def test_a_long_value_is_shortened() -> None:
+    with pytest.raises(ConfigurationError) as info:
+        EdgeDeliveryClient(KEY, "x" * 500)
+    assert str(info.value).endswith("got '" + "x" * 77 + "...'")
+
+
+def test_swapped_arguments_never_show_the_key() -> None:
+    with pytest.raises(ConfigurationError) as info:
+        EdgeDeliveryClient("https://api.example.com", KEY)
+    assert KEY not in str(info.value)
+    assert "swapped" in str(info.value)
+
+
+@pytest.mark.parametrize("key", [KEY, "edk-" + "k" * 120])
+def test_the_key_given_as_the_base_url_too_is_not_shown(key: str) -> None:
+    with pytest.raises(ConfigurationError) as info:
+        EdgeDeliveryClient(key, key)
+    assert key[:20] not in str(info.value)
+    assert str(info.value).endswith("got '***'")
