@@ -94,7 +94,7 @@ def start_server(scenario: Scenario) -> tuple[subprocess.Popen[str], str]:
             command.append("--rate-limit-headers")
         for when, rate in scenario.changes:
             command += ["--rate-change", f"{when}:{rate}"]
-    server = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)  # noqa: S603
+    server = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
     assert server.stdout is not None
     first = server.stdout.readline().split()
     if len(first) != 2 or first[0] != "serving":
@@ -186,12 +186,13 @@ def run_clients(scenario: Scenario, client: str, url: str, deadline: float) -> O
     for index in range(scenario.processes):
         span = f"{index * per + 1}-{(index + 1) * per}"
         command = [sys.executable, __file__, "--client", client, "--url", url, "--ids", span]
-        processes.append(subprocess.Popen(command, stdout=subprocess.PIPE, text=True))  # noqa: S603
+        processes.append(subprocess.Popen(command, stdout=subprocess.PIPE, text=True))
     started = time.perf_counter()
     total = Outcome()
     for process in processes:
         try:
-            out, _ = process.communicate(timeout=max(1.0, deadline - (time.perf_counter() - started)))
+            left = deadline - (time.perf_counter() - started)
+            out, _ = process.communicate(timeout=max(1.0, left))
         except subprocess.TimeoutExpired:
             process.kill()
             process.communicate()
@@ -218,10 +219,7 @@ def label(client: str) -> str:
 
 def row(scenario: Scenario, client: str, outcome: Outcome) -> str:
     reads = outcome.ok / outcome.elapsed if outcome.elapsed else 0.0
-    if scenario.rate:
-        share = f"{reads / scenario.limit_over(outcome.elapsed):.0%}"
-    else:
-        share = "-"
+    share = f"{reads / scenario.limit_over(outcome.elapsed):.0%}" if scenario.rate else "-"
     refused = outcome.refused / outcome.replies if outcome.replies else 0.0
     status = "" if outcome.done else f" (not done after {outcome.elapsed:.0f} s)"
     failed = scenario.ids - outcome.ok if not outcome.done else outcome.failed
@@ -242,9 +240,7 @@ def main() -> None:
     if args.client:
         client_main(args)
         return
-    chosen = (
-        [SCENARIOS[int(n) - 1] for n in args.only.split(",")] if args.only else SCENARIOS
-    )
+    chosen = [SCENARIOS[int(n) - 1] for n in args.only.split(",")] if args.only else SCENARIOS
     print(
         f"Python {sys.version.split()[0]}, {os.cpu_count()} cores; the fake serves with "
         f"{LATENCY * 1000:.0f} ms per reply; concurrency {CONCURRENCY}\n"

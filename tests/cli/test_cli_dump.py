@@ -119,7 +119,6 @@ def test_malformed_line_in_ids_file_stops_after_what_came_before(
         ("1-x", "is neither an id nor a range"),
         ("5-1", "ends before it starts"),
         ("1,,2", "empty item"),
-        ("1-10,5", "1-10 and 5 overlap"),
         ("", "empty item"),
         ("-3", "is neither an id nor a range"),
         ("0", "0 is not an id; ids are positive integers"),
@@ -228,3 +227,87 @@ def test_plural() -> None:
 
     assert [plural(n, "error") for n in (0, 1, 2)] == ["0 errors", "1 error", "2 errors"]
     assert plural(1, "pull zone") == "1 pull zone"
+
+
+def test_repeated_ids_are_read_once_from_ranges_and_file(
+    cli: Run, served: Served, tmp_path: Path
+) -> None:
+    """One rule for repeats: overlapping ranges, a file naming an id again, and ids of both
+    the file and --pull-zones are each read once, and the summary counts the repeats."""
+    served.fake.seed_pull_zones(20)
+    ids = tmp_path / "ids.txt"
+    ids.write_text("3\n15-17\n16\n18\n")  # 3 is in -p; 16 twice; 15-17 overlaps -p
+    out = tmp_path / "out.jsonl"
+    result = cli(
+        "--base-url", served.url, "shield", "dump",
+        "-p", "1-10,5-15", "--ids-file", str(ids), "-o", str(out),
+    )  # fmt: skip
+    assert result.code == 0, result.err
+    lines = read_lines(out)
+    assert sorted(line["pullZoneId"] for line in lines) == list(range(1, 19))
+    assert len(served.fake.requests_for("ShieldZone_GetByPullZone")) == 18
+    # repeats: 5-10 in -p (6), 3 and 15 from the file, 16 again: 9
+    assert "done: 18 pull zones: 18 succeeded, 0 failed" in result.err
+    assert "; skipped 9 repeated" in result.err
+
+
+def test_resume_skips_what_was_read_and_appends(cli: Run, served: Served, tmp_path: Path) -> None:
+    """A dump cut by a crash: ok lines are kept and skipped, a failed line is read again,
+    a half-written last line is left apart, and the new lines are appended."""
+    served.fake.seed_pull_zones(10)
+    out = tmp_path / "dump.jsonl"
+    earlier = [
+        {"pullZoneId": 1, "ok": True, "configuration": {"pullZoneId": 1}},
+        {"pullZoneId": 2, "ok": False, "error": {"type": "APIConnectionError"}},
+        {"pullZoneId": 3, "ok": True, "configuration": {"pullZoneId": 3}},
+    ]
+    text = "".join(json.dumps(line) + "\n" for line in earlier) + '{"pullZoneId": 4, "ok": tr'
+    out.write_text(text)
+    result = cli("--base-url", served.url, "shield", "dump", "-p", "1-6", "--resume", str(out))
+    assert result.code == 0, result.err
+    written = out.read_text()
+    assert written.startswith(text + "\n")  # kept as it was, the cut line ended
+    new = [json.loads(line) for line in written[len(text) + 1 :].splitlines()]
+    assert sorted(line["pullZoneId"] for line in new) == [2, 4, 5, 6]
+    assert all(line["ok"] for line in new)
+    assert sorted(
+        int(r.path.rsplit("/", 1)[1]) for r in served.fake.requests_for("ShieldZone_GetByPullZone")
+    ) == [2, 4, 5, 6]
+    assert "done: 4 pull zones: 4 succeeded, 0 failed" in result.err
+    assert "; skipped 2 already read (--resume)" in result.err
+
+
+def test_resume_of_a_missing_file_starts_it(cli: Run, served: Served, tmp_path: Path) -> None:
+    served.fake.seed_pull_zones(3)
+    out = tmp_path / "new.jsonl"
+    result = cli("--base-url", served.url, "shield", "dump", "-p", "1-3", "--resume", str(out))
+    assert result.code == 0, result.err
+    assert sorted(line["pullZoneId"] for line in read_lines(out)) == [1, 2, 3]
+
+
+def test_resume_with_another_output_is_a_usage_error(
+    cli: Run, served: Served, tmp_path: Path
+) -> None:
+    result = cli(
+        "--base-url", served.url, "shield", "dump", "-p", "1",
+        "--resume", str(tmp_path / "a.jsonl"), "-o", str(tmp_path / "b.jsonl"),
+    )  # fmt: skip
+    assert result.code == 2
+    assert "--resume appends to" in plain(result.err)
+
+
+async def test_progress_shows_current_rate_pace_and_429s() -> None:
+    """The bar's fields: results per second now, the controller's pace, its 429 count."""
+    from edgedelivery_async import BulkProgress, RateControl
+    from edgedelivery_async._rate_control import RateController
+    from edgedelivery_async.cli._progress import LiveProgress
+
+    controller = RateController(RateControl())
+    counters = BulkProgress()
+    live = LiveProgress(counters, total=None, description="d", enabled=False, controller=controller)
+    assert live.pace() == ("unpaced", "0 429 replies")
+    controller.rate, controller.rate_limited = 187.4, 1
+    assert live.pace() == ("pace 187/s", "1 429 reply")
+    live._samples.append((live._samples[0][0] - 2.0, 0) if live._samples else (0.0, 0))
+    counters.succeeded = 100
+    assert live.current_rate() > 0

@@ -2,9 +2,11 @@
 
 The fake (`edgedelivery_async.testing.FakeEdgeDelivery`) serves on 127.0.0.1 on a free
 port, seeded with pull zones and their shield zones. Every 250th pull zone has no
-shield zone (its line is a 404 error, on purpose), and a small share of requests is
-answered 503 or 429, which the SDK's retries absorb. The dump then runs over the SDK's
-default (aiohttp) transport, exactly as against the real API.
+shield zone (its line is a 404 error, on purpose), a small share of requests is
+answered 503, which the SDK's retries absorb, and the key is rate-limited like the live
+API's (a token bucket, 429 past it), which the SDK's rate control finds and holds just
+under. The dump then runs over the SDK's default (aiohttp) transport, exactly as
+against the real API.
 
 Exit status: 0 when the only failures are the pull zones seeded without a shield
 zone, 1 when anything else failed, 130 after Ctrl-C.
@@ -28,8 +30,8 @@ if TYPE_CHECKING:  # imported when the demo runs: `--help` loads none of the SDK
 
 MISSING_EVERY = 250  # every 250th pull zone is seeded without a shield zone
 RATE_503 = 0.02
-RATE_429 = 0.01
-DEMO_MAX_RETRIES = 5  # with 3% injected faults, 6 failures in a row never happen in practice
+RATE_LIMIT = 500.0  # requests per second per key, in bursts of up to a tenth of that
+DEMO_MAX_RETRIES = 5  # with 2% injected faults, 6 failures in a row never happen in practice
 
 
 def seed(fake: FakeEdgeDelivery, count: int) -> set[int]:
@@ -77,15 +79,26 @@ def demo_command(
             "--latency", metavar="SECONDS", min=0.0, help="Seconds the fake waits per request."
         ),
     ] = 0.01,
+    rate_limit: Annotated[
+        float,
+        typer.Option(
+            "--rate-limit",
+            metavar="N",
+            min=0.0,
+            help="Requests per second the fake allows the key (0: no limit).",
+        ),
+    ] = RATE_LIMIT,
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="No progress bar (the summary is still printed).")
     ] = False,
 ) -> None:
     """Run `shield dump` against an embedded fake API on loopback: no account, no network.
 
-    Every 250th pull zone has no shield zone (a 404 line, on purpose) and 3% of requests
-    fail with 503 or 429, which the retries absorb. Exits 0 when the only failures are
-    the intended 404s. The global --access-key/--base-url are not used.
+    Every 250th pull zone has no shield zone (a 404 line, on purpose), 2% of requests
+    fail with 503, which the retries absorb, and the fake limits the key to --rate-limit
+    requests per second (429 past it), which the SDK's rate control finds and holds just
+    under. Exits 0 when the only failures are the intended 404s. The global
+    --access-key/--base-url are not used.
     """
     from .. import APIStatusError, EdgeDeliveryClient, NotFoundError
     from ..testing import FakeEdgeDelivery
@@ -94,15 +107,17 @@ def demo_command(
     from ._progress import RunStats, stderr_is_terminal
 
     options = settings(ctx)
-    fake = FakeEdgeDelivery(request_log_limit=max(10_000, 2 * pull_zones))
+    fake = FakeEdgeDelivery(
+        request_log_limit=max(10_000, 2 * pull_zones), rate_limit=rate_limit or None
+    )
     missing = seed(fake, pull_zones)
-    fake.set_faults(latency=latency, rate_503=RATE_503, rate_429=RATE_429, retry_after=0)
+    fake.set_faults(latency=latency, rate_503=RATE_503, retry_after=0)
     writer = LineWriter.open(output)
     stats = RunStats()
     samples: dict[bool, str] = {}
     unexpected: list[str] = []  # the first failure that was not intended, if any
     unexpected_count = 0
-    unabsorbed = 0  # injected 503/429 replies that reached the output (retries ran out)
+    unabsorbed = 0  # injected 503 replies that reached the output (retries ran out)
 
     def on_result(result: BulkResult[int, ShieldZoneConfig], line: str) -> None:
         nonlocal unexpected_count, unabsorbed
@@ -111,15 +126,16 @@ def demo_command(
         if not result.ok and not intended:
             unexpected_count += 1
             unexpected[:] = unexpected or [line]
-            if isinstance(result.error, APIStatusError) and result.error.status_code in (429, 503):
+            if isinstance(result.error, APIStatusError) and result.error.status_code == 503:
                 unabsorbed += 1
 
     async def main() -> None:
         async with fake.serve() as url:
+            limited = f"{rate_limit:g} requests/s per key" if rate_limit else "no rate limit"
             print(
                 f"fake Edge Delivery API on {url}: {pull_zones} pull zones, "
                 f"{len(missing)} without a shield zone (404 on purpose), "
-                f"{RATE_503:.0%} 503 and {RATE_429:.0%} 429 replies (retried)",
+                f"{RATE_503:.0%} 503 replies (retried), {limited}",
                 file=sys.stderr,
                 flush=True,
             )
@@ -150,15 +166,23 @@ def demo_command(
         for ok in (True, False):
             if ok in samples:
                 print(samples[ok], flush=True)
-    injected = sum(1 for item in fake.requests if item.fault)
+    injected = sum(1 for item in fake.requests if item.fault == "status")
     print(stats.summary(), file=sys.stderr)
     if stats.interrupted:
         raise typer.Exit(INTERRUPTED)
     print(
-        f"the fake injected {injected} 503/429 replies; "
+        f"the fake injected {injected} 503 replies; "
         f"the SDK's retries absorbed {injected - unabsorbed} of them",
         file=sys.stderr,
     )
+    if rate_limit:
+        replies = len(fake.requests)
+        print(
+            f"rate limit: {stats.rate:.0f} reads/s against the fake's {rate_limit:g}/s "
+            f"({stats.rate / rate_limit:.0%} of it), {fake.rate_limited} of {replies} "
+            f"replies 429 ({fake.rate_limited / max(replies, 1):.1%})",
+            file=sys.stderr,
+        )
     if stats.output_closed:
         raise typer.Exit(FAILED)
     if unexpected_count:

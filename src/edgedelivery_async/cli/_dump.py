@@ -7,6 +7,10 @@ One line per pull zone, in the order results arrive:
 
 Exit status 0 when every pull zone was read, 1 when some failed (all lines are still
 written), 2 for bad input, 130 after Ctrl-C (what was written stays, whole lines only).
+
+`--resume FILE` carries on a dump that crashed or was interrupted: ids with an
+`"ok": true` line in FILE are skipped, and new lines are appended to it. Repeated ids
+(overlapping ranges, or an id the file names again) are read once.
 """
 
 from __future__ import annotations
@@ -66,9 +70,16 @@ async def dump(
     results = client.shield.iter_zones_by_pull_zones(
         ids, concurrency=concurrency, rate_limit=rate_limit, progress=counters
     )
+    live = LiveProgress(
+        counters,
+        total=total,
+        description=description,
+        enabled=show_progress,
+        controller=client.rate_controller,
+    )
     try:
         async with (
-            LiveProgress(counters, total=total, description=description, enabled=show_progress),
+            live,
             _closing(ids),
             _closing(results),
         ):
@@ -173,11 +184,24 @@ def dump_command(
         ),
     ] = None,
     output: Annotated[
-        str,
+        str | None,
         typer.Option(
-            "--output", "-o", metavar="FILE", help="Where the JSON lines go (- for stdout)."
+            "--output",
+            "-o",
+            metavar="FILE",
+            help="Where the JSON lines go (- for stdout, the default).",
+            show_default=False,
         ),
-    ] = "-",
+    ] = None,
+    resume: Annotated[
+        str | None,
+        typer.Option(
+            "--resume",
+            metavar="FILE",
+            help="Carry on the dump in FILE: skip ids it has an ok line for, append the rest.",
+            show_default=False,
+        ),
+    ] = None,
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="No progress bar (the summary is still printed).")
     ] = False,
@@ -185,11 +209,13 @@ def dump_command(
     """Read the shield configuration of many pull zones: one JSON line per pull zone.
 
     Lines are written as results arrive: {"pullZoneId", "ok": true, "configuration"} or
-    {"pullZoneId", "ok": false, "error": {"type", "status", "message"}}. A progress bar
-    is shown on stderr when it is a terminal, and a summary line at the end. Exit status:
-    0 all read, 1 some failed (all still written), 2 bad input, 130 interrupted.
+    {"pullZoneId", "ok": false, "error": {"type", "status", "message"}}. Repeated ids are
+    read once. --resume FILE skips the ids FILE already has an ok line for and appends
+    to it (failed ids are read again). A progress bar is shown on stderr when it is a
+    terminal, and a summary line at the end. Exit status: 0 all read, 1 some failed
+    (all still written), 2 bad input, 130 interrupted.
     """
-    from ._ids import IdsFile, chain, parse_ranges
+    from ._ids import IdsFile, Skipped, chain, parse_ranges, read_done, repeats_in, unique
     from ._progress import RunStats, stderr_is_terminal
 
     if pull_zones is None and ids_file is None:
@@ -197,11 +223,28 @@ def dump_command(
             "give --pull-zones, --ids-file, or both", param_hint="--pull-zones"
         )
     ranges: IdRanges | None = None
+    skipped = Skipped()
     if pull_zones is not None:
         try:
             ranges = parse_ranges(pull_zones)
+            skipped.repeated = repeats_in(pull_zones)
         except ValueError as exc:
             raise typer.BadParameter(str(exc), param_hint="--pull-zones") from None
+    if resume is not None:
+        if output not in (None, resume):
+            raise typer.BadParameter(
+                f"--resume appends to {resume!r}; drop -o or give the same file",
+                param_hint="--resume",
+            )
+        try:
+            done, cut_line = read_done(resume)
+        except OSError as exc:
+            message = f"cannot read {resume!r}: {exc}"
+            raise typer.BadParameter(message, param_hint="--resume") from None
+        output = resume
+    else:
+        done, cut_line = frozenset(), False
+    output = output if output is not None else "-"
     if rate_limit is not None and not rate_limit > 0:
         raise typer.BadParameter("must be a positive number", param_hint="--rate-limit")
     client = settings(ctx).client()
@@ -213,23 +256,27 @@ def dump_command(
             if stream is not sys.stdin:
                 files.callback(stream.close)
             source = IdsFile(stream, name)
-        writer = LineWriter.open(output)
+        writer = LineWriter.open(output, append=resume is not None, new_line=cut_line)
         to_terminal = output == "-" and bool(getattr(sys.stdout, "isatty", lambda: False)())
+        total = None
+        if ranges is not None and source is None:
+            total = len(ranges) - sum(1 for pull_zone_id in done if pull_zone_id in ranges)
 
         async def main() -> None:
             async with client:
                 await dump(
                     client,
-                    chain(ranges, source),
+                    unique(chain(ranges, source), ranges, done, skipped),
                     writer,
                     stats,
                     concurrency=concurrency,
                     rate_limit=rate_limit,
-                    total=len(ranges) if ranges is not None and source is None else None,
+                    total=total,
                     show_progress=not quiet and stderr_is_terminal() and not to_terminal,
                 )
 
         run_to_end(main, stats, writer)
+    stats.skipped_done, stats.skipped_repeated = skipped.done, skipped.repeated
     if source is not None and source.error and not stats.interrupted:
         stats.input_error = source.error
         print(f"error: {source.error}", file=sys.stderr)

@@ -2,21 +2,26 @@
 
 A range spec is a comma-separated list of ids and inclusive ranges, `1-5000,7001`.
 An ids file has one id or range spec per line; blank lines and `#` comments are
-skipped. Nothing here materialises the ids: ranges are generators, files are read
-line by line as the dump asks for more.
+skipped. Nothing here materialises the ids of ranges: they are generators, and files
+are read line by line as the dump asks for more.
+
+Repeated ids are read once, wherever they repeat (overlapping ranges, a file line
+naming an id again, or an id of both the file and --pull-zones): `unique` skips them
+and counts them. Remembering the ids a file gave costs about 60 bytes an id.
 """
 
 from __future__ import annotations
 
 import asyncio
+import bisect
 import contextlib
 import io
-import itertools
+import json
 import os
 import re
 import stat
-from collections.abc import AsyncGenerator, Iterator
-from dataclasses import dataclass
+from collections.abc import AsyncGenerator, AsyncIterator, Iterator
+from dataclasses import dataclass, field
 from typing import IO
 
 _ITEM = re.compile(r"(\d+)(?:\s*-\s*(\d+))?")
@@ -36,12 +41,17 @@ class IdRanges:
     def __len__(self) -> int:
         return sum(last - first + 1 for first, last in self.ranges)
 
+    def __contains__(self, pull_zone_id: object) -> bool:
+        if not isinstance(pull_zone_id, int):
+            return False
+        return any(first <= pull_zone_id <= last for first, last in self.ranges)
+
 
 def parse_ranges(spec: str) -> IdRanges:
     """Parse `1-5000,7001`; raises ValueError saying what is wrong.
 
-    Ids are positive integers (0 is refused), a range's start is not above its end, and ranges
-    must not overlap (each pull zone is read once).
+    Ids are positive integers (0 is refused) and a range's start is not above its end.
+    Ranges that overlap are merged (each pull zone is read once), in ascending order.
     """
     ranges: list[tuple[int, int]] = []
     for raw in spec.split(","):
@@ -60,15 +70,89 @@ def parse_ranges(spec: str) -> IdRanges:
         if last > _MAX_ID:
             raise ValueError(f"{item!r} is beyond the 64-bit id range")
         ranges.append((first, last))
-    ordered = sorted(ranges)
-    for (first_a, last_a), (first_b, last_b) in itertools.pairwise(ordered):
-        if first_b <= last_a:
-            raise ValueError(f"{_show(first_a, last_a)} and {_show(first_b, last_b)} overlap")
-    return IdRanges(tuple(ranges))
+    merged: list[tuple[int, int]] = []
+    for first, last in sorted(ranges):
+        if merged and first <= merged[-1][1] + 1:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], last))
+        else:
+            merged.append((first, last))
+    overlapping = sum(last - first + 1 for first, last in ranges) != sum(
+        last - first + 1 for first, last in merged
+    )
+    return IdRanges(tuple(merged) if overlapping else tuple(ranges))
 
 
-def _show(first: int, last: int) -> str:
-    return str(first) if first == last else f"{first}-{last}"
+def repeats_in(spec: str) -> int:
+    """How many ids of a valid range spec repeat an earlier one (read once each)."""
+    given = sum(last - first + 1 for first, last in parse_each(spec))
+    return given - len(parse_ranges(spec))
+
+
+def parse_each(spec: str) -> list[tuple[int, int]]:
+    """The ranges of a valid spec as given, overlaps and all."""
+    return [parse_ranges(item).ranges[0] for item in spec.split(",")]
+
+
+@dataclass(slots=True)
+class Skipped:
+    """Ids a dump did not read: already read (`--resume`), or repeats of an earlier id."""
+
+    done: int = 0
+    repeated: int = 0
+    _seen: set[int] = field(default_factory=set, repr=False)
+
+
+async def unique(
+    ids: AsyncIterator[int],
+    ranges: IdRanges | None,
+    done: frozenset[int],
+    skipped: Skipped,
+) -> AsyncGenerator[int, None]:
+    """`ids` without those in `done` and without repeats; `ranges` (already merged) come
+    first in `ids`, so only the ids after them need remembering."""
+    ranged = len(ranges) if ranges is not None else 0
+    bounds = sorted(ranges.ranges) if ranges is not None else []
+    starts = [first for first, _ in bounds]
+    seen = skipped._seen
+    async for pull_zone_id in ids:
+        if pull_zone_id in done:
+            skipped.done += 1
+            ranged -= 1
+            continue
+        if ranged > 0:  # still in the ranges: merged, so no repeats among them
+            ranged -= 1
+            yield pull_zone_id
+            continue
+        at = bisect.bisect_right(starts, pull_zone_id) - 1
+        if (at >= 0 and pull_zone_id <= bounds[at][1]) or pull_zone_id in seen:
+            skipped.repeated += 1
+            continue
+        seen.add(pull_zone_id)
+        yield pull_zone_id
+
+
+def read_done(path: str) -> tuple[frozenset[int], bool]:
+    """Ids with an `"ok": true` line in a dump (`--resume`), and whether it ends mid-line.
+
+    Lines that do not parse (a line cut by a crash) and failed lines are not done.
+    """
+    done: set[int] = set()
+    last = ""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as lines:
+            for last in lines:
+                if '"ok":true' not in last and '"ok": true' not in last:
+                    continue
+                try:
+                    record = json.loads(last)
+                except ValueError:
+                    continue
+                pull_zone_id = record.get("pullZoneId") if isinstance(record, dict) else None
+                if record.get("ok") is True and type(pull_zone_id) is int:
+                    done.add(pull_zone_id)
+    except FileNotFoundError:
+        return frozenset(), False
+    return frozenset(done), bool(last) and not last.endswith("\n")
 
 
 class IdsFile:

@@ -133,16 +133,20 @@ class LineWriter:
         self._flushed = time.monotonic()
 
     @classmethod
-    def open(cls, path: str | None) -> LineWriter:
-        """`-` is stdout, None discards, anything else is a file (created or truncated)."""
+    def open(cls, path: str | None, *, append: bool = False, new_line: bool = False) -> LineWriter:
+        """`-` is stdout, None discards, anything else is a file (created or truncated;
+        with `append`, added to, after a line break first when `new_line`)."""
         if path is None:
             return cls(None, owned=False)
         if path == "-":
             return cls(sys.stdout, owned=False)
         try:
-            stream = open(path, "w", encoding="utf-8")  # noqa: SIM115 - closed by close()
+            stream = open(path, "a" if append else "w", encoding="utf-8")  # noqa: SIM115
+            if new_line:
+                stream.write("\n")  # a line cut short by a crash stays apart from the next
         except OSError as exc:
-            raise typer.BadParameter(f"cannot write {path!r}: {exc}", param_hint="-o") from None
+            hint = "--resume" if append else "-o"
+            raise typer.BadParameter(f"cannot write {path!r}: {exc}", param_hint=hint) from None
         return cls(stream, owned=True)
 
     def write(self, record: dict[str, Any]) -> str:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections import Counter
+import time
+from collections import Counter, deque
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import TYPE_CHECKING
@@ -21,7 +22,7 @@ from rich.progress import (
 )
 
 if TYPE_CHECKING:
-    from .. import BulkProgress
+    from .. import BulkProgress, RateController
 
 REFRESH_SECONDS = 0.1
 
@@ -40,8 +41,10 @@ def stderr_is_terminal() -> bool:
 class LiveProgress:
     """A progress bar fed from `BulkProgress` counters by a refresh task.
 
-    Shows done (of total, when known), errors, requests per second, elapsed time and
-    ETA. Disabled, it costs nothing and prints nothing.
+    Shows done (of total, when known), errors, results per second over the last few
+    seconds, the pace the client's rate controller has settled on and the 429 replies
+    it has seen (with `controller`), elapsed time and ETA. Disabled, it costs nothing
+    and prints nothing.
     """
 
     def __init__(
@@ -51,8 +54,11 @@ class LiveProgress:
         total: int | None,
         description: str,
         enabled: bool,
+        controller: RateController | None = None,
     ) -> None:
         self.counters = counters
+        self.controller = controller
+        self._samples: deque[tuple[float, int]] = deque()  # (time, done), last few seconds
         self.total = total
         self.description = description
         self.enabled = enabled
@@ -69,6 +75,8 @@ class LiveProgress:
             MofNCompleteColumn(),
             TextColumn("[red]{task.fields[errors]}[/red]"),
             TextColumn("{task.fields[rate]:>6.0f} req/s"),
+            TextColumn("{task.fields[pace]}"),
+            TextColumn("[yellow]{task.fields[throttled]}[/yellow]"),
             TimeElapsedColumn(),
             TextColumn("ETA"),
             TimeRemainingColumn(),
@@ -79,7 +87,12 @@ class LiveProgress:
         )
         self._progress.start()
         self._task = self._progress.add_task(
-            self.description, total=self.total, errors=plural(0, "error"), rate=0.0
+            self.description,
+            total=self.total,
+            errors=plural(0, "error"),
+            rate=0.0,
+            pace="",
+            throttled="",
         )
         self._refresher = asyncio.create_task(self._refresh())
         return self
@@ -106,13 +119,38 @@ class LiveProgress:
         if self._progress is None or self._task is None:
             return
         counters = self.counters
+        pace, throttled = self.pace()
         self._progress.update(
             self._task,
             completed=counters.done,
             errors=plural(counters.failed, "error"),
-            rate=counters.rate,
+            rate=self.current_rate(),
+            pace=pace,
+            throttled=throttled,
         )
         self._progress.refresh()
+
+    def current_rate(self) -> float:
+        """Results per second over the last three seconds (since the start, before that)."""
+        now, done = time.monotonic(), self.counters.done
+        samples = self._samples
+        samples.append((now, done))
+        while len(samples) > 2 and samples[1][0] <= now - 3.0:
+            samples.popleft()
+        then, before = samples[0]
+        if now - then < 0.5:
+            return self.counters.rate
+        return (done - before) / (now - then)
+
+    def pace(self) -> tuple[str, str]:
+        """The rate controller's pace (`pace 190/s`, `unpaced`) and its 429 count."""
+        controller = self.controller
+        if controller is None:
+            return "", ""
+        rate = controller.rate
+        pace = "unpaced" if rate is None else f"pace {rate:,.0f}/s"
+        count = controller.rate_limited
+        return pace, f"{count} 429 {'reply' if count == 1 else 'replies'}"
 
 
 @dataclass(slots=True)
@@ -126,6 +164,8 @@ class RunStats:
     interrupted: bool = False
     output_closed: bool = False
     input_error: str | None = None
+    skipped_done: int = 0  # ids --resume found already read
+    skipped_repeated: int = 0  # repeats of an id read once
 
     @property
     def total(self) -> int:
@@ -152,6 +192,13 @@ class RunStats:
             f"{plural(self.total, what)}: {self.succeeded} succeeded, {failed} "
             f"in {self.elapsed:.2f} s ({self.rate:.0f} req/s)"
         )
+        skipped = []
+        if self.skipped_done:
+            skipped.append(f"{self.skipped_done} already read (--resume)")
+        if self.skipped_repeated:
+            skipped.append(f"{self.skipped_repeated} repeated")
+        if skipped:
+            text += f"; skipped {' and '.join(skipped)}"
         if self.interrupted:
             return f"interrupted: {text}; every line written is complete"
         if self.output_closed:
