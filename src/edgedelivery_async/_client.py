@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 from collections.abc import Mapping
@@ -321,14 +322,8 @@ def _options(
     policy = retry if retry is not None else base.retry
     if not isinstance(policy, RetryPolicy):
         raise ConfigurationError("retry must be a RetryPolicy")
-    if max_retries is not None:
-        policy = RetryPolicy(
-            max_retries=max_retries,
-            initial_delay=policy.initial_delay,
-            max_delay=policy.max_delay,
-            max_retry_after=policy.max_retry_after,
-            jitter=policy.jitter,
-        )
+    if max_retries is not None:  # the 429 retries follow it again (0: none at all)
+        policy = dataclasses.replace(policy, max_retries=max_retries, max_rate_limited_retries=None)
     if hooks is not None and not isinstance(hooks, Hooks):
         raise ConfigurationError("hooks must be a Hooks(on_request=..., ...)")
     if telemetry is not None and not callable(getattr(telemetry, "start_call", None)):

@@ -122,7 +122,7 @@ class Engine:
     ) -> RawResponse:
         """The retry loop: paced attempts, same-origin redirects, retry waits and budget."""
         method, hooks, rate = request.method, options.hooks, self.rate
-        retries = redirects = 0
+        retries = redirects = refusals = 0  # refusals: retries of 429s, counted apart
         rate.deposit()
         while True:
             turn = rate.admit()
@@ -146,7 +146,7 @@ class Engine:
                 if trace is not None:
                     trace.attempt_ended(None, error)
                 delay = (
-                    options.retry.delay(retries)
+                    options.retry.delay(retries - refusals)
                     if options.retry.retryable_error(method, error)
                     else None
                 )
@@ -190,7 +190,11 @@ class Engine:
                     continue
             delay = None
             if options.retry.retryable_status(method, reply.status):
-                delay = options.retry.delay(retries, reply.retry_after())
+                if reply.status == 429:
+                    delay = options.retry.delay(refusals, reply.retry_after(), rate_limited=True)
+                    refusals += delay is not None
+                else:
+                    delay = options.retry.delay(retries - refusals, reply.retry_after())
                 if delay is not None and not rate.allow_retry():
                     _log_budget_spent(request)
                     delay = None

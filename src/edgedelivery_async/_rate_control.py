@@ -15,8 +15,10 @@ what the server delivered:
   round trip (TCP's slow start), so a client does not open with a burst of `concurrency`
   requests that a small bucket must refuse; past `_OPEN_WINDOW` in flight it is off.
 - Between refusals the rate follows CUBIC's curve (RFC 9438): back to the estimated
-  limit in `recovery` seconds, flat around it, then faster and faster above it, so a
-  limit that rose is found in seconds while the limit it knows is approached gently.
+  limit in `recovery` seconds (or in the time of `_CYCLE_REQUESTS` requests, for slow
+  limits, so one probe's refusal is a small share), flat around it, then faster and
+  faster above it, so a limit that rose is found in seconds while the limit it knows
+  is approached gently.
 - A server that states its limit (`RateLimit-Policy`, draft-ietf-httpapi-ratelimit-headers)
   is paced at `stated_share` of it with no probing above; `RateLimit-Remaining: 0` (or the
   `X-RateLimit-*` pair) holds paced requests until its reset.
@@ -109,6 +111,7 @@ _IDLE = 10.0  # seconds without waiting for a slot (and no 429) before pacing st
 _CATCH_UP = 0.005  # seconds of late timer a paced release may make up at once
 _INITIAL_WINDOW = 10  # requests in flight at first (slow start)
 _OPEN_WINDOW = 640  # ... doubled each round trip until this many: then no window
+_CYCLE_REQUESTS = 25  # a growth cycle lasts at least this many requests' time
 _SLOW_START_FOR = 5.0  # seconds after the first request: slow start ends regardless
 
 
@@ -319,7 +322,7 @@ class RateController:
         ):
             self.rate = None
             return
-        k = policy.recovery
+        k = max(policy.recovery, _CYCLE_REQUESTS / limit)  # slow limits: longer cycles
         self._set_rate(limit * (1.0 + (1.0 - policy.backoff) * ((calm - k) / k) ** 3))
 
     def _end_slow_start(self) -> None:
@@ -352,14 +355,14 @@ class RateController:
         if now - start < _MIN_WINDOW:
             start = max(now - _MIN_WINDOW, self._first_send)
         count = sum(1 for t in oks if t >= start)
-        if count < _MIN_SAMPLES:  # a slow limit: take more replies, over a second at least
+        if count < _MIN_SAMPLES:  # a slow limit, or early days: take more replies
             if len(oks) >= _MIN_SAMPLES:
                 start, count = min(start, oks[-_MIN_SAMPLES]), max(count, _MIN_SAMPLES)
             else:
                 start, count = self._first_send, len(oks)
-            return count / max(now - start, _WINDOW) if count else None
-        span = now - start
-        return count / span if span >= 0.05 else None
+            # Too high an estimate costs a few 429s and is cut again within a round
+            # trip; too low a one costs seconds of climbing, so no floor of a second.
+        return count / max(now - start, 0.05) if count else None
 
     def _sending(self, now: float) -> float | None:
         """Requests per second sent while unpaced, or None from fewer than `_MIN_SAMPLES`."""
@@ -402,7 +405,8 @@ def stated_rate(value: str) -> float | None:
         name, sep, number = part.partition("=")
         try:
             if not sep and index == 0:
-                quota = float(part)
+                if not part.startswith('"'):  # a quoted name is draft 07's form
+                    quota = float(part)
             elif name.strip() == "q":
                 quota = float(number)
             elif name.strip() == "w":

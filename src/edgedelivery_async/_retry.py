@@ -26,6 +26,10 @@ class RetryPolicy:
     to `jitter` of it at random. A Retry-After of up to `max_retry_after` seconds is
     honoured, plus up to `jitter` of it at random, so the requests a 429 refused together
     do not return together; a longer one ends the retries, and the error carries it.
+    A 429 is retried up to `max_rate_limited_retries` times, counted apart from
+    `max_retries`: a rate limit's refusal says the pace was too high, not that the
+    request failed (the client's rate control slows down, and its retry budget bounds
+    all retries). Unset, it is 0 when `max_retries` is 0 and at least 6 otherwise.
     """
 
     max_retries: int = 2
@@ -33,12 +37,18 @@ class RetryPolicy:
     max_delay: float = 8.0
     max_retry_after: float = 60.0
     jitter: float = 0.25
+    max_rate_limited_retries: int | None = None
 
     def __post_init__(self) -> None:
-        if isinstance(self.max_retries, bool) or not isinstance(self.max_retries, int):
-            raise ConfigurationError("max_retries must be an integer")
-        if self.max_retries < 0:
-            raise ConfigurationError("max_retries must not be negative")
+        if self.max_rate_limited_retries is None and isinstance(self.max_retries, int):
+            derived = max(self.max_retries, 6) if self.max_retries > 0 else 0
+            object.__setattr__(self, "max_rate_limited_retries", derived)
+        for name in ("max_retries", "max_rate_limited_retries"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ConfigurationError(f"{name} must be an integer")
+            if value < 0:
+                raise ConfigurationError(f"{name} must not be negative")
         if not 0 <= self.jitter <= 1:
             raise ConfigurationError("jitter must be between 0 and 1")
 
@@ -52,9 +62,16 @@ class RetryPolicy:
         """Whether a connection failure may be retried for this method."""
         return method in _IDEMPOTENT or not error.request_sent
 
-    def delay(self, retries_taken: int, retry_after: float | None = None) -> float | None:
-        """Seconds before the next attempt, or None when no attempt is left."""
-        if retries_taken >= self.max_retries:
+    def delay(
+        self, retries_taken: int, retry_after: float | None = None, *, rate_limited: bool = False
+    ) -> float | None:
+        """Seconds before the next attempt, or None when no attempt is left.
+
+        `retries_taken` counts the retries of this kind: of 429s when `rate_limited`,
+        of everything else otherwise.
+        """
+        limit = self.max_rate_limited_retries if rate_limited else self.max_retries
+        if limit is None or retries_taken >= limit:
             return None
         if retry_after is not None:  # honoured, and spread: up to `jitter` of it later
             if retry_after > self.max_retry_after:

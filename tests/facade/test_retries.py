@@ -93,8 +93,33 @@ async def test_idempotent_calls_give_up_after_max_retries(
             await call(client)
 
     assert info.value.status_code == code
-    assert len(recorder.requests) == 3
-    assert len(clock.sleeps) == 2
+    # a 429 is retried up to max_rate_limited_retries (6 by default), apart from max_retries
+    attempts = 7 if code == 429 else 3
+    assert len(recorder.requests) == attempts
+    assert len(clock.sleeps) == attempts - 1
+
+
+async def test_rate_limited_retries_are_counted_apart(clock: FakeClock) -> None:
+    """Two 429s and two 503s with max_retries=2 and max_rate_limited_retries=2: each
+    kind has its own count, so the fifth attempt is made and succeeds."""
+    policy = RetryPolicy(max_retries=2, max_rate_limited_retries=2, initial_delay=1, jitter=0)
+    recorder = Recorder(status(429), status(503), status(429), status(503), OK_REGISTRY)
+    async with mock_client(recorder, retry=policy) as client:
+        await client.registries.get(31)
+    assert len(recorder.requests) == 5
+    failing = Recorder(status(429), status(429), status(429), OK_REGISTRY)
+    async with mock_client(failing, retry=policy) as client:
+        with pytest.raises(RateLimitError):
+            await client.registries.get(31)
+    assert len(failing.requests) == 3
+
+
+@pytest.mark.parametrize(("max_retries", "refusals"), [(0, 0), (1, 6), (2, 6), (9, 9)], ids=str)
+async def test_rate_limited_retries_follow_max_retries(max_retries: int, refusals: int) -> None:
+    assert RetryPolicy(max_retries=max_retries).max_rate_limited_retries == refusals
+    assert RetryPolicy(max_rate_limited_retries=1).max_rate_limited_retries == 1
+    client = EdgeDeliveryClient("k", "https://api.test", max_retries=max_retries)
+    assert client.retry.max_rate_limited_retries == refusals
 
 
 @pytest.mark.parametrize("code", [400, 401, 403, 404, 409, 422, 501, 505, 520])
@@ -121,7 +146,7 @@ async def test_post_is_retried_on_429_and_503(
         with pytest.raises(APIStatusError):
             await call(client)
 
-    assert len(recorder.requests) == 3
+    assert len(recorder.requests) == (7 if code == 429 else 3)
     assert all(r.method == "POST" for r in recorder.requests)
     assert len({r.content for r in recorder.requests}) == 1  # the same body each time
 
@@ -226,8 +251,9 @@ async def test_retry_after_in_seconds_is_honoured(clock: FakeClock) -> None:
         with pytest.raises(APIStatusError):
             await client.registries.add(display_name="main")
 
-    assert clock.sleeps == [3.0, 0.5]
-    assert len(recorder.requests) == 3
+    # the 429's retry is counted apart, so the 503 (repeated) gets its own two
+    assert clock.sleeps == [3.0, 0.5, 0.5]
+    assert len(recorder.requests) == 4
 
 
 async def test_retry_after_as_http_date_is_honoured(clock: FakeClock) -> None:
@@ -287,7 +313,7 @@ async def test_rate_limit_error_after_the_last_retry_carries_retry_after(clock: 
         with pytest.raises(RateLimitError) as info:
             await client.registries.get(31)
     assert info.value.retry_after == 2.0
-    assert clock.sleeps == [2.0, 2.0]
+    assert clock.sleeps == [2.0] * 6  # max_rate_limited_retries
 
 
 # ---------------------------------------------------------------------- backoff

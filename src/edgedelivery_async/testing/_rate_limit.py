@@ -87,7 +87,7 @@ class TokenBuckets:
             bucket = self._buckets[key] = _Bucket(size, now)
         bucket.tokens = min(size, bucket.tokens + (now - bucket.updated) * rate)
         bucket.updated = now
-        allowed = bucket.tokens >= 1.0
+        allowed = bucket.tokens >= 1.0 - 1e-9  # a refill of exactly one token counts
         if allowed:
             bucket.tokens -= 1.0
             self.allowed += 1
