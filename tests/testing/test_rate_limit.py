@@ -33,7 +33,8 @@ def test_a_bucket_allows_its_burst_then_its_rate() -> None:
 
 def test_each_key_has_its_own_bucket() -> None:
     buckets = TokenBuckets(RateLimit(1, burst=1), Clock())
-    assert buckets.take("a")[0] and buckets.take("b")[0]
+    assert buckets.take("a")[0]
+    assert buckets.take("b")[0]
     assert not buckets.take("a")[0]
 
 
