@@ -18,6 +18,7 @@ Usage: python codegen/emit_sdk.py DOCUMENT.yaml PACKAGE_DIR TEMPLATES_DIR SURFAC
 
 from __future__ import annotations
 
+import json
 import keyword
 import re
 import sys
@@ -358,7 +359,8 @@ def surface(resources: list[Resource], emitter: Emitter) -> str:
 
 
 def main(document: str, package_dir: str, templates_dir: str, surface_file: str) -> int:
-    spec = yaml.safe_load(Path(document).read_text(encoding="utf-8"))
+    text = Path(document).read_text(encoding="utf-8")
+    spec = json.loads(text) if document.endswith(".json") else yaml.safe_load(text)
     package = Path(package_dir)
     emitter = Emitter(spec, model_names(package))
     resources = emitter.resources()

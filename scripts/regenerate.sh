@@ -40,7 +40,12 @@ fi
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
-"$PYTHON" codegen/prepare_spec.py "$SPEC" "$work/generator-input.json"
+# The repaired document (codegen/prepare_spec.py REPAIRS; one line per repair) is what the
+# emitter reads and the package ships; the generator reads it rewritten (REWRITES).
+if ! "$PYTHON" codegen/prepare_spec.py "$SPEC" "$work/generator-input.json" "$work/document.json"; then
+  echo "codegen/prepare_spec.py failed; nothing was written" >&2
+  exit 1
+fi
 
 # --meta none writes only the package; the output folder must not exist beforehand.
 if ! openapi-python-client generate \
@@ -58,7 +63,7 @@ fi
 # The generator's httpx client and endpoint functions are not the product: the typed
 # resources emitted from the document (codegen/emit_sdk.py) run on the SDK's runtime.
 rm -rf "$work/$PACKAGE/api" "$work/$PACKAGE/client.py" "$work/$PACKAGE/errors.py"
-if ! "$PYTHON" codegen/emit_sdk.py "$SPEC" "$work/$PACKAGE" codegen/sdk_templates "$work/PUBLIC_API.txt"; then
+if ! "$PYTHON" codegen/emit_sdk.py "$work/document.json" "$work/$PACKAGE" codegen/sdk_templates "$work/PUBLIC_API.txt"; then
   echo "codegen/emit_sdk.py failed; nothing was written" >&2
   exit 1
 fi
@@ -77,9 +82,8 @@ for path in sorted(root.rglob("*.py")):
     path.write_text(banner + path.read_text(encoding="utf-8"), encoding="utf-8")
 (root / "py.typed").write_text("", encoding="utf-8")
 PY
-# The facade validates requests against the document itself, so the package ships it.
-"$PYTHON" -c 'import json, sys, yaml; json.dump(yaml.safe_load(open(sys.argv[1], encoding="utf-8")), open(sys.argv[2], "w", encoding="utf-8"), indent=1)' \
-  "$SPEC" "$work/$PACKAGE/openapi.json"
+# The facade validates requests against the (repaired) document itself, so the package ships it.
+cp "$work/document.json" "$work/$PACKAGE/openapi.json"
 
 if $check; then
   status=0
