@@ -63,7 +63,9 @@ fi
 # The generator's httpx client and endpoint functions are not the product: the typed
 # resources emitted from the document (codegen/emit_sdk.py) run on the SDK's runtime.
 rm -rf "$work/$PACKAGE/api" "$work/$PACKAGE/client.py" "$work/$PACKAGE/errors.py"
-if ! "$PYTHON" codegen/emit_sdk.py "$work/document.json" "$work/$PACKAGE" codegen/sdk_templates "$work/PUBLIC_API.txt"; then
+# The committed snapshot's names are kept: an addition never renames a method.
+if ! "$PYTHON" codegen/emit_sdk.py "$work/document.json" "$work/$PACKAGE" codegen/sdk_templates \
+    "$work/PUBLIC_API.txt" generated/PUBLIC_API.txt; then
   echo "codegen/emit_sdk.py failed; nothing was written" >&2
   exit 1
 fi
@@ -82,8 +84,6 @@ for path in sorted(root.rglob("*.py")):
     path.write_text(banner + path.read_text(encoding="utf-8"), encoding="utf-8")
 (root / "py.typed").write_text("", encoding="utf-8")
 PY
-# The facade validates requests against the (repaired) document itself, so the package ships it.
-cp "$work/document.json" "$work/$PACKAGE/openapi.json"
 
 if $check; then
   status=0
