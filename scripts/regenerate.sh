@@ -69,8 +69,15 @@ if ! "$PYTHON" codegen/emit_sdk.py "$work/document.json" "$work/$PACKAGE" codege
   echo "codegen/emit_sdk.py failed; nothing was written" >&2
   exit 1
 fi
-ruff check "$work/$PACKAGE/resources" --fix-only --isolated --no-cache --quiet --target-version py311
-ruff format "$work/$PACKAGE/resources" --isolated --no-cache --quiet --target-version py311 --line-length 100
+# ruff fails on code that does not parse: say so instead of exiting silently under set -e.
+if ! { ruff check "$work/$PACKAGE/resources" --fix-only --isolated --no-cache --target-version py311 &&
+       ruff format "$work/$PACKAGE/resources" --isolated --no-cache --target-version py311 --line-length 100; } \
+     >"$work/ruff.log" 2>&1; then
+  cat "$work/ruff.log" >&2
+  echo "ruff could not read the emitted resources (a fault of codegen/emit_sdk.py or its" \
+       "templates, see above); nothing was written" >&2
+  exit 1
+fi
 
 # Every generated file says what made it; py.typed marks the package as typed.
 "$PYTHON" - "$work/$PACKAGE" "$GENERATOR_VERSION" "$SPEC" <<'PY'
@@ -84,6 +91,13 @@ for path in sorted(root.rglob("*.py")):
     path.write_text(banner + path.read_text(encoding="utf-8"), encoding="utf-8")
 (root / "py.typed").write_text("", encoding="utf-8")
 PY
+
+# Prove what was written: every module compiles, the package imports with the runtime, and
+# every operation of the (repaired) document is a method of its resource.
+if ! "$PYTHON" codegen/prove_package.py "$work" "$PACKAGE" "$work/document.json" "$ROOT/src"; then
+  echo "the generated package does not work (see above); nothing was written" >&2
+  exit 1
+fi
 
 if $check; then
   status=0
