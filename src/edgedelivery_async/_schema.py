@@ -184,31 +184,77 @@ def _registry() -> referencing.Registry[Any]:
     import referencing.jsonschema
 
     resource = referencing.Resource.from_contents(
-        _to_json_schema(spec()), default_specification=referencing.jsonschema.DRAFT202012
+        _document_as_json_schema(spec()), default_specification=referencing.jsonschema.DRAFT202012
     )
     registry: referencing.Registry[Any] = referencing.Registry().with_resource(_SPEC_URI, resource)
     return registry
 
 
+def _document_as_json_schema(document: dict[str, Any]) -> dict[str, Any]:
+    """The document with its component schemas translated (what `$ref`s point at)."""
+    components = dict(document.get("components", {}))
+    schemas = components.get("schemas", {})
+    components["schemas"] = {name: _to_json_schema(schema) for name, schema in schemas.items()}
+    return {**document, "components": components}
+
+
+# Keywords whose value is one schema, a list of schemas, or a map of names to schemas: the
+# walk goes through these only, so a property named `format`, `type`, `nullable`,
+# `example`, `pattern` or `$ref` is a name, never a keyword.
+_ONE_SCHEMA = frozenset(
+    {"items", "additionalProperties", "not", "additionalItems", "contains", "propertyNames"}
+    | {"if", "then", "else", "unevaluatedItems", "unevaluatedProperties"}
+)
+_SCHEMA_LISTS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
+_SCHEMA_MAPS = frozenset({"properties", "patternProperties", "$defs", "definitions"})
+
+
 def _to_json_schema(node: Any) -> Any:
-    """Translate OpenAPI 3.0 schema keywords into JSON Schema 2020-12."""
-    if isinstance(node, list):
-        return [_to_json_schema(item) for item in node]
+    """Translate an OpenAPI 3.0 schema into JSON Schema 2020-12, walking it structurally."""
     if not isinstance(node, dict):
-        return node
-    out = {key: _to_json_schema(value) for key, value in node.items() if key != "example"}
-    if isinstance(out.get("$ref"), str) and out["$ref"].startswith("#/"):
-        out["$ref"] = _SPEC_URI + out["$ref"]
+        return node  # `true`/`false` schemas, or a value where a schema was expected
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if key == "example" or key.startswith("x-"):
+            continue
+        if key in _ONE_SCHEMA:
+            out[key] = _to_json_schema(value)
+        elif key in _SCHEMA_LISTS and isinstance(value, list):
+            out[key] = [_to_json_schema(item) for item in value]
+        elif key in _SCHEMA_MAPS and isinstance(value, dict):
+            out[key] = {name: _to_json_schema(item) for name, item in value.items()}
+        else:
+            out[key] = value
+    ref = out.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/"):
+        out["$ref"] = _SPEC_URI + ref
+    _bounds(out)
+    pattern = out.get("pattern")
+    if isinstance(pattern, str) and pattern.endswith("$") and not pattern.endswith("\\$"):
+        out["pattern"] = pattern[:-1] + r"\Z"
+    if out.pop("nullable", False) is True:
+        kind = out.get("type")
+        if isinstance(kind, str):
+            out["type"] = [kind, "null"]
+        elif isinstance(kind, list):
+            out["type"] = [*kind, "null"] if "null" not in kind else kind
+        if isinstance(out.get("enum"), list) and None not in out["enum"]:
+            out["enum"] = [*out["enum"], None]
+        if "type" not in out and out:  # a $ref or an allOf/anyOf: null is one more alternative
+            out = {"anyOf": [out, {"type": "null"}]}
+    return out
+
+
+def _bounds(out: dict[str, Any]) -> None:
+    """`int32`/`int64` ranges, and OpenAPI 3.0's boolean `exclusiveMinimum/Maximum`."""
     if out.get("format") in _INT_RANGES and out.get("type") == "integer":
         low, high = _INT_RANGES[out["format"]]
         out.setdefault("minimum", low)
         out.setdefault("maximum", high)
-    pattern = out.get("pattern")
-    if isinstance(pattern, str) and pattern.endswith("$") and not pattern.endswith("\\$"):
-        out["pattern"] = pattern[:-1] + r"\Z"
-    if out.pop("nullable", False):
-        if "type" in out:
-            out["type"] = [out["type"], "null"]
-        elif out:  # a $ref or an allOf/anyOf: null is one more alternative
-            out = {"anyOf": [out, {"type": "null"}]}
-    return out
+    for exclusive, bound in (("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")):
+        flag = out.get(exclusive)
+        if not isinstance(flag, bool):
+            continue
+        del out[exclusive]
+        if flag and isinstance(out.get(bound), (int, float)):
+            out[exclusive] = out.pop(bound)

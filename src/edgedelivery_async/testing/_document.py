@@ -76,8 +76,8 @@ class Document:
             return [self._inline(item, trail) for item in node]
         if not isinstance(node, dict):
             return node
-        if "$ref" in node:
-            ref = str(node["$ref"])
+        if isinstance(node.get("$ref"), str):  # a property named `$ref` is a name
+            ref = node["$ref"]
             if ref in trail:
                 raise ValueError(f"a recursive schema ({ref}) is not supported here")
             target = self._inline(self.deref({"$ref": ref}), (*trail, ref))
