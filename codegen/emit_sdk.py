@@ -338,7 +338,7 @@ class Emitter:
             default = None
             if not required:
                 resolved = self.deref(schema)
-                if "default" in resolved:
+                if "default" in resolved and _fits(resolved["default"], resolved):
                     default = repr(resolved["default"])
                 else:
                     type_, default = f"{_or_none(type_)} | Unset", "UNSET"
@@ -364,7 +364,12 @@ class Emitter:
         if not properties:
             param_type = self.input_type(schema, resource)
             method.body_param = Param(
-                _identifier(whole or "body"), "", param_type, required_body, hinted=bool(whole)
+                _identifier(whole or "body"),
+                "",
+                param_type if required_body else _or_none(param_type),
+                required_body,
+                None if required_body else "None",
+                hinted=bool(whole),
             )
             return
         required = set(target.get("required", []))
@@ -485,6 +490,35 @@ def _identifier(name: str) -> str:
     if keyword.iskeyword(name):
         name = f"{name}_"
     return name
+
+
+def _fits(value: Any, schema: dict[str, Any]) -> bool:
+    """Whether a document default is a value of its own schema. One that is not (`page`
+    default 0 with minimum 1) is not the method's default: the argument is left out
+    unless given, and the server applies its own."""
+    kinds = {"integer": int, "number": (int, float), "string": str, "boolean": bool}
+    kind = schema.get("type")
+    if value is None:
+        return bool(schema.get("nullable"))
+    if kind in kinds and (
+        not isinstance(value, kinds[kind]) or (kind != "boolean" and isinstance(value, bool))
+    ):
+        return False
+    if kind in ("array", "object") or isinstance(value, (list, dict)):
+        return False  # no mutable defaults in signatures
+    if "enum" in schema and value not in schema["enum"]:
+        return False
+    if isinstance(value, (int, float)):
+        if "minimum" in schema and value < schema["minimum"]:
+            return False
+        if "maximum" in schema and value > schema["maximum"]:
+            return False
+    if isinstance(value, str):
+        if len(value) < schema.get("minLength", 0):
+            return False
+        if "maxLength" in schema and len(value) > schema["maxLength"]:
+            return False
+    return True
 
 
 def _or_none(type_: str) -> str:

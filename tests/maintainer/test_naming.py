@@ -163,3 +163,22 @@ def test_path_query_header_and_body_names_that_meet_are_told_apart_by_place() ->
 def test_a_tag_named_like_a_client_attribute_gets_another_resource_name() -> None:
     _, found = _names({"/c": {"get": _op("Thing_Get", "Call")}})
     assert list(found) == ["call_api"]
+
+
+def test_a_default_that_breaks_its_own_schema_is_not_the_arguments_default() -> None:
+    parameters = [
+        {"name": "page", "in": "query", "schema": {"type": "integer", "default": 0, "minimum": 1}},
+        {"name": "perPage", "in": "query", "schema": {"type": "integer", "default": 100}},
+        {"name": "view", "in": "query", "schema": {"type": "string", "default": 3}},
+    ]
+    _, found = _names({"/z": {"get": _op("Zone_Index", parameters=parameters)}})
+    declared = found["video"]["Zone_Index"].signature
+    assert "page: int | None | Unset = UNSET" in declared
+    assert "per_page: int = 100" in declared
+    assert "view: str | None | Unset = UNSET" in declared
+
+
+def test_a_body_the_document_does_not_require_is_an_optional_argument() -> None:
+    body = {"content": {"application/json": {"schema": {"type": "array", "items": {}}}}}
+    _, found = _names({"/p": {"post": _op("Zone_Purge", requestBody=body)}})
+    assert found["video"]["Zone_Purge"].signature == ["body: Sequence[Any] | None = None"]
