@@ -4,8 +4,8 @@ Run in a project copy (`PYTHONPATH=src:generated`); prints one JSON object: the
 operations that worked, those that raised one of the SDK's own errors (with the error),
 and those that raised anything else (with the traceback). Everything comes from the
 document: arguments are the CLI's reading of it (the generated names, hints included)
-and values are the fake's own samples of each schema. The stateful operations get a
-seeded resource where one is needed: their ids are the seeded ones.
+and values are the fake's own samples of each schema (`edgedelivery_async.testing._calls`).
+The fake's stateful operations get a seeded resource: their ids are the seeded ones.
 
 Usage: python call_every_operation.py
 """
@@ -16,6 +16,7 @@ import asyncio
 import json
 import sys
 import traceback
+from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -23,24 +24,41 @@ import httpx
 from edgedelivery_async import EdgeDeliveryClient, EdgeDeliveryError
 from edgedelivery_async.cli import _document as cli_document
 from edgedelivery_async.testing import FakeEdgeDelivery
+from edgedelivery_async.testing._calls import document_call
 from edgedelivery_async.testing._document import Document
-from edgedelivery_async.testing._samples import sample
 
 KEY = "corpus-key"
+Arguments = tuple[tuple[Any, ...], dict[str, Any]]
 
 
-def arguments(
-    spec: cli_document.OperationSpec, document: Document
-) -> tuple[list[Any], dict[str, Any]]:
-    """Positional and keyword arguments a call of `spec` needs, from the document."""
-    args = [sample(p.schema, document) for p in spec.path_params]
-    kwargs: dict[str, Any] = {}
-    for parameter in (*spec.query_params, *spec.fields):
-        if parameter.required:
-            kwargs[parameter.python] = sample(parameter.schema, document)
-    if spec.body_param is not None and spec.body_required:
-        args.append(sample(spec.body_schema, document))
-    return args, kwargs
+def _template(fake: FakeEdgeDelivery) -> Arguments:
+    app = fake.add_app()
+    return (app, fake.add_template(app), {"LOG_LEVEL": "debug"}), {}
+
+
+def _pull_zone_with_shield(fake: FakeEdgeDelivery) -> Arguments:
+    pull_zone = fake.add_pull_zone()
+    fake.add_shield_zone(pull_zone)
+    return (pull_zone,), {}
+
+
+#: The fake's stateful operations reach a stored resource only with seeded ids; every
+#: other operation is called with arguments read from the document.
+SEEDS: dict[str, Callable[[FakeEdgeDelivery], Arguments]] = {
+    "PullZonePublic_SetForceSSL": lambda fake: (
+        (fake.add_pull_zone(hostnames=["cdn.example.test"]),),
+        {"hostname": "cdn.example.test", "force_ssl": True},
+    ),
+    "ComputeScript_AddVariable": lambda fake: ((fake.add_script(),), {"name": "API_URL"}),
+    "ContainerTemplate_SetEnvironmentVariables": _template,
+    "ContainerTemplate_Add": lambda fake: ((fake.add_app(),), {"name": "api", "image": "nginx"}),
+    "ContainerRegistry_Get": lambda fake: ((fake.add_registry("main", password="pw-123"),), {}),
+    "ShieldZone_GetByPullZone": _pull_zone_with_shield,
+    "ShieldZone_GetUploadScanning": lambda fake: (
+        (fake.add_shield_zone(fake.add_pull_zone()),),
+        {},
+    ),
+}
 
 
 async def main() -> dict[str, Any]:
@@ -52,9 +70,10 @@ async def main() -> dict[str, Any]:
     async with httpx.AsyncClient(transport=fake) as http:
         client = EdgeDeliveryClient(KEY, "https://fake.test", http_client=http, max_retries=0)
         async with client:
-            for operation_id, spec in sorted(cli_document.operations().items()):
+            for operation_id in sorted(cli_document.operations()):
                 try:
-                    args, kwargs = arguments(spec, document)
+                    seed = SEEDS.get(operation_id)
+                    args, kwargs = seed(fake) if seed else document_call(operation_id, document)
                     await client.call(operation_id, *args, **kwargs)
                 except EdgeDeliveryError as error:
                     typed[operation_id] = f"{type(error).__name__}: {error}"[:300]

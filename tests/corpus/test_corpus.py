@@ -1,0 +1,119 @@
+"""The service's published documents (../shared/corpus), merged into a copy of the project,
+regenerate with no hand edit, and every operation works through the client against the fake.
+
+On a copy: `scripts/merge-corpus.py`, then `scripts/regenerate.sh` (its repairs print one
+line each), then `call_every_operation.py` in a subprocess on the copy's own code. The
+public surface only grows; no call raises anything but the SDK's own errors; every
+operation whose success reply is JSON or empty returns its result.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ._corpus import CORPUS, ROOT, published
+
+COPIED = ("openapi", "codegen", "scripts", "generated", "src")
+JSON_TYPES = ("application/json", "text/json")
+
+
+@pytest.fixture(scope="module")
+def merged(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the project with the corpus merged in and regenerated."""
+    published()  # the corpus must be there
+    copy = tmp_path_factory.mktemp("corpus") / "project"
+    for name in COPIED:
+        shutil.copytree(ROOT / name, copy / name, ignore=shutil.ignore_patterns("__pycache__"))
+    env = {**os.environ, "PYTHON": sys.executable}
+    merge = [sys.executable, "scripts/merge-corpus.py", "--corpus", str(CORPUS)]
+    merged = subprocess.run(merge, cwd=copy, env=env, capture_output=True, text=True, check=False)
+    assert merged.returncode == 0, merged.stderr
+    regenerate = subprocess.run(
+        ["bash", "scripts/regenerate.sh"],
+        cwd=copy,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert regenerate.returncode == 0, regenerate.stdout + regenerate.stderr
+    (copy / "regenerate.log").write_text(regenerate.stdout, encoding="utf-8")
+    return copy
+
+
+def _shipped(copy: Path) -> dict[str, Any]:
+    text = (copy / "generated" / "edgedelivery_openapi" / "openapi.json").read_text("utf-8")
+    shipped: dict[str, Any] = json.loads(text)
+    return shipped
+
+
+def test_the_corpus_regenerates_and_each_repair_names_its_operation(merged: Path) -> None:
+    lines = (merged / "regenerate.log").read_text(encoding="utf-8").splitlines()
+    repairs = [line for line in lines if line.startswith("repaired ")]
+    methods = ("GET", "PUT", "POST", "DELETE", "PATCH", "HEAD", "OPTIONS", "TRACE")
+    for line in repairs:
+        assert line.split(" ")[1] in methods, line
+        assert line.split(" ")[2].startswith("/"), line
+    operations = [
+        op
+        for item in _shipped(merged)["paths"].values()
+        for method, op in item.items()
+        if method in {m.lower() for m in methods}
+    ]
+    assert len(operations) > 200
+    assert lines[-1].startswith("wrote generated/edgedelivery_openapi")
+
+
+def test_the_public_surface_only_grows(merged: Path) -> None:
+    before = (ROOT / "generated" / "PUBLIC_API.txt").read_text(encoding="utf-8").splitlines()
+    after = set((merged / "generated" / "PUBLIC_API.txt").read_text("utf-8").splitlines())
+    assert [line for line in before if line not in after] == []
+
+
+def _json_or_empty_success(operation: dict[str, Any]) -> bool:
+    for status in ("200", "201", "2XX", "203", "204", "202"):
+        response = operation.get("responses", {}).get(status)
+        if response is not None:
+            content = response.get("content") or {}
+            return not content or any(
+                media in JSON_TYPES or media.endswith("+json") for media in content
+            )
+    return True
+
+
+def test_every_operation_works_through_the_client_against_the_fake(merged: Path) -> None:
+    path = os.pathsep.join([str(merged / "src"), str(merged / "generated")])
+    script = Path(__file__).with_name("call_every_operation.py")
+    ran = subprocess.run(
+        [sys.executable, str(script)],
+        cwd=merged,
+        env={**os.environ, "PYTHONPATH": path},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert ran.returncode == 0, ran.stderr
+    outcome = json.loads(ran.stdout)
+    assert outcome["raw"] == {}, "\n".join(outcome["raw"].values())
+    spec = _shipped(merged)
+    expected = {
+        op["operationId"]
+        for item in spec["paths"].values()
+        for method, op in item.items()
+        if method in ("get", "put", "post", "delete", "patch", "head")
+        and _json_or_empty_success(op)
+    }
+    assert outcome["operations"] >= len(expected) > 200
+    failed = {k: v for k, v in outcome["typed"].items() if k in expected}
+    assert failed == {}
+    assert expected <= set(outcome["worked"])
