@@ -410,10 +410,12 @@ class Emitter:
         else:
             method.result_type, method.result_parser = "Any", "object"
             return
-        media = response.get("content", {}).get("application/json")
+        content = response.get("content") or {}
+        media = _json_media(content)
         if media is None:
-            if response.get("content"):
-                method.result_type, method.result_parser = "Any", "object"
+            if content:  # read as the declared type: text as a str, anything else as bytes
+                text = all(str(kind).lower().startswith("text/") for kind in content)
+                method.result_type = method.result_parser = "str" if text else "bytes"
             return
         schema = media.get("schema", {})
         target = self.deref(schema)
@@ -434,7 +436,7 @@ RESERVED_RESOURCES = frozenset(
 #: names its body uses (the result parsers, `body_of`, `pairs`).
 RESERVED_ARGUMENTS = frozenset(
     {"self", "extra_fields", "body_of", "pairs", "list", "dict", "object"}
-    | {"str", "int", "float", "bool"}
+    | {"str", "int", "float", "bool", "bytes"}
 )
 _SYNTHETIC_ID = re.compile(r"^([A-Z]+) (/\S*)$")  # codegen/prepare_spec.py missing_operation_ids
 
@@ -490,6 +492,19 @@ def _identifier(name: str) -> str:
     if keyword.iskeyword(name):
         name = f"{name}_"
     return name
+
+
+def _json_media(content: dict[str, Any]) -> dict[str, Any] | None:
+    """The JSON media of a `content` map, in any spelling (`application/json` first), as the
+    runtime reads it (`edgedelivery_async._schema.json_media`)."""
+    if "application/json" in content:
+        found: dict[str, Any] = content["application/json"]
+        return found
+    for kind, media in content.items():
+        name = str(kind).split(";", 1)[0].strip().lower()
+        if name == "text/json" or (name.startswith("application/") and name.endswith("+json")):
+            return dict(media)
+    return None
 
 
 def _fits(value: Any, schema: dict[str, Any]) -> bool:

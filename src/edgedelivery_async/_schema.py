@@ -47,6 +47,8 @@ class Operation:
     header_params: tuple[Parameter, ...] = ()
     result_schema: dict[str, Any] | None = None  # the success body's schema, dereferenced
     result_rule: dict[str, Any] | None = None  # its `x-sdk-result`, if any
+    reply: str = "json"  # the success reply: "json" (or none), "text" (a str) or "binary" (bytes)
+    accept: str = "application/json"  # the Accept header: what the operation declares
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +82,7 @@ def operations() -> dict[str, Operation]:
             security = op.get("security", spec().get("security", []))
             body = deref(op.get("requestBody", {})).get("content", {}).get("application/json")
             result = _success_schema(op)
+            reply, accept = reply_media(op, deref)
             found[op["operationId"]] = Operation(
                 operation_id=op["operationId"],
                 method=method.upper(),
@@ -91,6 +94,8 @@ def operations() -> dict[str, Operation]:
                 header_params=tuple(_parameter(p) for p in params if p["in"] == "header"),
                 result_schema=result,
                 result_rule=(result or {}).get("x-sdk-result"),
+                reply=reply,
+                accept=accept,
             )
     return found
 
@@ -113,9 +118,50 @@ def _success_schema(op: dict[str, Any]) -> dict[str, Any] | None:
     responses = op.get("responses", {})
     for status in _SUCCESS:
         if status in responses:
-            media = deref(responses[status]).get("content", {}).get("application/json")
+            media = json_media(deref(responses[status]).get("content", {}))
             return deref(media.get("schema", {})) if media else None
     return None
+
+
+def is_json(media_type: str) -> bool:
+    """`application/json`, `text/json` and `application/<anything>+json` (parameters aside)."""
+    kind = media_type.split(";", 1)[0].strip().lower()
+    return kind in ("application/json", "text/json") or (
+        kind.startswith("application/") and kind.endswith("+json")
+    )
+
+
+def json_media(content: dict[str, Any]) -> dict[str, Any] | None:
+    """The JSON media type object of a `content` map (`application/json` first), if any."""
+    if "application/json" in content:
+        found: dict[str, Any] = content["application/json"]
+        return found
+    return next((media for kind, media in content.items() if is_json(kind)), None)
+
+
+def reply_media(op: dict[str, Any], resolve: Any) -> tuple[str, str]:
+    """How the success reply is read, and the Accept header that asks for it.
+
+    JSON when the operation declares it in any spelling (a `text/plain` beside it is the
+    same JSON as text) or declares no body: Accept `application/json` (or the JSON types
+    it declares). Otherwise the declared types are asked for, and a `text/...` reply is
+    read as a str, anything else as bytes.
+    """
+    responses = op.get("responses", {})
+    content: dict[str, Any] = {}
+    for status in _SUCCESS:
+        if status in responses:
+            content = resolve(responses[status]).get("content") or {}
+            break
+    if not content:
+        return "json", "application/json"
+    kinds = [str(kind) for kind in content]
+    json_kinds = [kind for kind in kinds if is_json(kind)]
+    if json_kinds:
+        accept = "application/json" if "application/json" in json_kinds else ", ".join(json_kinds)
+        return "json", accept
+    text = all(kind.lower().startswith("text/") for kind in kinds)
+    return ("text" if text else "binary"), ", ".join(kinds)
 
 
 def validate(schema: dict[str, Any], instance: Any) -> list[Problem]:

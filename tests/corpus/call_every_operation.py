@@ -67,6 +67,8 @@ async def main() -> dict[str, Any]:
     worked: list[str] = []
     typed: dict[str, str] = {}
     raw: dict[str, str] = {}
+    kinds: dict[str, str] = {}  # the type of each result
+    accept: dict[str, str] = {}  # the Accept header each operation sent
     async with httpx.AsyncClient(transport=fake) as http:
         client = EdgeDeliveryClient(KEY, "https://fake.test", http_client=http, max_retries=0)
         async with client:
@@ -74,18 +76,24 @@ async def main() -> dict[str, Any]:
                 try:
                     seed = SEEDS.get(operation_id)
                     args, kwargs = seed(fake) if seed else document_call(operation_id, document)
-                    await client.call(operation_id, *args, **kwargs)
+                    result = await client.call(operation_id, *args, **kwargs)
                 except EdgeDeliveryError as error:
                     typed[operation_id] = f"{type(error).__name__}: {error}"[:300]
                 except BaseException:
                     raw[operation_id] = traceback.format_exc()[-1500:]
                 else:
                     worked.append(operation_id)
+                    kinds[operation_id] = type(result).__name__
+                sent = fake.requests_for(operation_id)
+                if sent:
+                    accept[operation_id] = sent[-1].headers.get("accept", "")
     return {
         "operations": len(cli_document.operations()),
         "worked": worked,
         "typed": typed,
         "raw": raw,
+        "kinds": kinds,
+        "accept": accept,
     }
 
 

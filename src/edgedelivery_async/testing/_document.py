@@ -104,6 +104,7 @@ def read_operations(
             security = op.get("security", spec.get("security", []))
             media = resolve(op.get("requestBody", {})).get("content", {}).get("application/json")
             result = _success_schema(op, resolve)
+            reply, accept = _schema.reply_media(op, resolve)
             found[op["operationId"]] = _schema.Operation(
                 operation_id=op["operationId"],
                 method=method.upper(),
@@ -115,6 +116,8 @@ def read_operations(
                 header_params=tuple(_schema._parameter(p) for p in params if p["in"] == "header"),
                 result_schema=result,
                 result_rule=(result or {}).get("x-sdk-result"),
+                reply=reply,
+                accept=accept,
             )
     return found
 
@@ -123,6 +126,6 @@ def _success_schema(op: dict[str, Any], resolve: Deref) -> dict[str, Any] | None
     responses = op.get("responses", {})
     for status in SUCCESS:
         if status in responses:
-            media = resolve(responses[status]).get("content", {}).get("application/json")
+            media = _schema.json_media(resolve(responses[status]).get("content", {}))
             return resolve(media.get("schema", {})) if media else None
     return None
