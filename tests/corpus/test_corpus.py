@@ -2,9 +2,10 @@
 regenerate with no hand edit, and every operation works through the client against the fake.
 
 On a copy: `scripts/merge-corpus.py`, then `scripts/regenerate.sh` (its repairs print one
-line each), then `call_every_operation.py` in a subprocess on the copy's own code. The
-public surface only grows; no call raises anything but the SDK's own errors; every
-operation whose success reply is JSON or empty returns its result.
+line each), then `call_every_operation.py` in a subprocess on the copy's own code, and the
+copy's own CLI test that runs every operation's command against the fake. The public
+surface only grows; every operation returns its result, in its declared media type, and
+no call raises anything.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import pytest
 
 from ._corpus import CORPUS, ROOT, published
 
-COPIED = ("openapi", "codegen", "scripts", "generated", "src")
+COPIED = ("openapi", "codegen", "scripts", "generated", "src", "tests/cli")
 JSON_TYPES = ("application/json", "text/json")
 
 
@@ -32,6 +33,7 @@ def merged(tmp_path_factory: pytest.TempPathFactory) -> Path:
     copy = tmp_path_factory.mktemp("corpus") / "project"
     for name in COPIED:
         shutil.copytree(ROOT / name, copy / name, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy2(ROOT / "pyproject.toml", copy / "pyproject.toml")  # pytest's settings
     env = {**os.environ, "PYTHON": sys.executable}
     merge = [sys.executable, "scripts/merge-corpus.py", "--corpus", str(CORPUS)]
     merged = subprocess.run(merge, cwd=copy, env=env, capture_output=True, text=True, check=False)
@@ -131,3 +133,20 @@ def test_every_operation_works_through_the_client_against_the_fake(merged: Path)
         assert outcome["kinds"][operation_id] == ("str" if text else "bytes")
         binary += not text
     assert binary >= 1
+
+
+def test_every_operation_runs_through_the_cli_against_the_fake(merged: Path) -> None:
+    path = os.pathsep.join([str(merged / "src"), str(merged / "generated")])
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-x"]
+    ran = subprocess.run(
+        [*command, "tests/cli/test_cli_generated.py", "-k", "runs_against_the_fake"],
+        cwd=merged,
+        env={**os.environ, "PYTHONPATH": path},
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert ran.returncode == 0, ran.stdout[-3000:] + ran.stderr[-3000:]
+    passed = int(ran.stdout.strip().splitlines()[-1].split(" passed")[0].split()[-1])
+    assert passed > 200
