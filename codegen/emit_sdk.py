@@ -547,7 +547,7 @@ def _first_line(text: str) -> str:
 
 def model_names(package: Path) -> set[str]:
     text = (package / "models" / "__init__.py").read_text(encoding="utf-8")
-    return set(re.findall(r"^from \.\S+ import (\w+)$", text, re.M)) | set(
+    return set(re.findall(r"^\s*from \.\S+ import (\w+)$", text, re.M)) | set(
         re.findall(r"^\s+(\w+),$", text, re.M)
     )
 
