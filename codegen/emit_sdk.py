@@ -614,6 +614,11 @@ def with_hints(spec: dict[str, Any], resources: list[Resource]) -> dict[str, Any
                         node = _deref_in(hinted, raw)
                         if node.get("in") == place and node.get("name") == param.wire_name:
                             parameters[i] = {**node, "x-sdk-name": param.python_name}
+            paging = pagination(hinted, operation, method)
+            if paging is not None:
+                operation["x-sdk-pagination"] = paging
+            elif "x-sdk-pagination" in operation:
+                del operation["x-sdk-pagination"]
             fields = {
                 p.wire_name: p.python_name for p in method.body_fields if p.python_name != p.plain
             }
@@ -625,6 +630,54 @@ def with_hints(spec: dict[str, Any], resources: list[Resource]) -> dict[str, Any
             ):
                 operation["x-sdk-body-name"] = method.body_param.python_name
     return hinted
+
+
+def pagination(
+    spec: dict[str, Any], operation: dict[str, Any], method: Method
+) -> dict[str, Any] | None:
+    """The operation's pagination, resolved (codegen/README.md, Pagination).
+
+    `x-sdk-pagination` on the operation, else the document's own (declared once, it
+    applies to every operation that has its page parameter and whose success body has
+    its items member, an array); `false` on an operation opts out. Resolved with the
+    page argument's Python name and the first page (the parameter's default if valid,
+    else its minimum, else 1).
+    """
+    hint = operation.get("x-sdk-pagination", spec.get("x-sdk-pagination"))
+    if not isinstance(hint, dict) or "page" not in hint or "items" not in hint:
+        return None
+    page = next((p for p in method.query_params if p.wire_name == hint["page"]), None)
+    if page is None:
+        return None
+    result = _success_body(spec, operation)
+    properties = result.get("properties", {})
+    items = _deref_in(spec, properties.get(hint["items"], {}))
+    if items.get("type") != "array":
+        return None
+    if hint.get("has-more") and hint["has-more"] not in properties:
+        return None
+    schema: dict[str, Any] = {}
+    for raw in operation.get("parameters", []):
+        node = _deref_in(spec, raw)
+        if node.get("in") == "query" and node.get("name") == hint["page"]:
+            schema = _deref_in(spec, node.get("schema", {}))
+    first = schema.get("default")
+    if not isinstance(first, int) or not _fits(first, schema):
+        first = schema.get("minimum", 1)
+    resolved = {"page": hint["page"], "page-argument": page.python_name, "items": hint["items"]}
+    if hint.get("has-more"):
+        resolved["has-more"] = hint["has-more"]
+    resolved["first"] = int(first)
+    return resolved
+
+
+def _success_body(spec: dict[str, Any], operation: dict[str, Any]) -> dict[str, Any]:
+    for status in SUCCESS:
+        response = operation.get("responses", {}).get(status)
+        if response is not None:
+            media = _json_media(_deref_in(spec, response).get("content") or {})
+            return _deref_in(spec, (media or {}).get("schema", {}))
+    return {}
 
 
 def _deref_in(spec: dict[str, Any], node: Any) -> dict[str, Any]:
@@ -650,6 +703,8 @@ def surface(resources: list[Resource], emitter: Emitter) -> str:
                 f"method {resource.attribute}.{method.name}({params}) -> {method.result_type}"
                 f"  # {method.operation_id}"
             )
+            if pagination(emitter.spec, method.operation, method) is not None:
+                lines.append(f"iterate {resource.attribute}.{method.name}")
     for name, schema in sorted(emitter.schemas.items()):
         if "properties" not in schema:
             continue

@@ -207,6 +207,16 @@ class BoundEndpoint(Generic[P, T]):
         """Call, and return the result with the HTTP status, headers and retries of the reply."""
         return await self._instance._runtime.execute(self.describe(*args, **kwargs))
 
+    def iterate(self, *args: P.args, **kwargs: P.kwargs) -> AsyncGenerator[Any, None]:
+        """Every item of every page of a paginated list operation (`x-sdk-pagination`),
+        page after page until the last; see `edgedelivery_async._pages`."""
+        from ._pages import pages
+        from ._schema import operations
+
+        operation = operations().get(self.operation_id)
+        rule = operation.pagination if operation is not None else None
+        return pages(self.__call__, self.operation_id, rule, args, dict(kwargs))
+
     def map(
         self,
         keys: Iterable[K] | AsyncIterable[K],

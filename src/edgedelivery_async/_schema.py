@@ -49,6 +49,7 @@ class Operation:
     result_rule: dict[str, Any] | None = None  # its `x-sdk-result`, if any
     reply: str = "json"  # the success reply: "json" (or none), "text" (a str) or "binary" (bytes)
     accept: str = "application/json"  # the Accept header: what the operation declares
+    pagination: dict[str, Any] | None = None  # its resolved `x-sdk-pagination`, if paginated
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +97,7 @@ def operations() -> dict[str, Operation]:
                 result_rule=(result or {}).get("x-sdk-result"),
                 reply=reply,
                 accept=accept,
+                pagination=pagination_of(op),
             )
     return found
 
@@ -121,6 +123,12 @@ def _success_schema(op: dict[str, Any]) -> dict[str, Any] | None:
             media = json_media(deref(responses[status]).get("content", {}))
             return deref(media.get("schema", {})) if media else None
     return None
+
+
+def pagination_of(op: dict[str, Any]) -> dict[str, Any] | None:
+    """The operation's pagination as the emitter resolved it into the shipped document."""
+    rule = op.get("x-sdk-pagination")
+    return dict(rule) if isinstance(rule, dict) and "page-argument" in rule else None
 
 
 def is_json(media_type: str) -> bool:

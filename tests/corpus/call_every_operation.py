@@ -21,7 +21,7 @@ from typing import Any
 
 import httpx
 
-from edgedelivery_async import EdgeDeliveryClient, EdgeDeliveryError
+from edgedelivery_async import EdgeDeliveryClient, EdgeDeliveryError, _schema
 from edgedelivery_async.cli import _document as cli_document
 from edgedelivery_async.testing import FakeEdgeDelivery
 from edgedelivery_async.testing._calls import document_call
@@ -69,6 +69,7 @@ async def main() -> dict[str, Any]:
     raw: dict[str, str] = {}
     kinds: dict[str, str] = {}  # the type of each result
     accept: dict[str, str] = {}  # the Accept header each operation sent
+    iterated: dict[str, int] = {}  # paginated operations: how many items they yielded
     async with httpx.AsyncClient(transport=fake) as http:
         client = EdgeDeliveryClient(KEY, "https://fake.test", http_client=http, max_retries=0)
         async with client:
@@ -87,7 +88,23 @@ async def main() -> dict[str, Any]:
                 sent = fake.requests_for(operation_id)
                 if sent:
                     accept[operation_id] = sent[-1].headers.get("accept", "")
+        # Every paginated operation (`x-sdk-pagination`) iterates to its last page.
+        async with EdgeDeliveryClient(
+            KEY, "https://fake.test", http_client=http, max_retries=0
+        ) as client:
+            for operation_id, operation in sorted(_schema.operations().items()):
+                if operation.pagination is None:
+                    continue
+                try:
+                    args, kwargs = document_call(operation_id, document)
+                    found = client.operation(operation_id).iterate(*args, **kwargs)
+                    iterated[operation_id] = len([item async for item in found])
+                except EdgeDeliveryError as error:
+                    typed[f"iterate {operation_id}"] = f"{type(error).__name__}: {error}"[:300]
+                except BaseException:  # any other exception is the finding
+                    raw[f"iterate {operation_id}"] = traceback.format_exc()[-1500:]
     return {
+        "iterated": iterated,
         "operations": len(cli_document.operations()),
         "worked": worked,
         "typed": typed,

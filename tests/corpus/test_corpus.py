@@ -19,11 +19,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from ._corpus import CORPUS, ROOT, published
 
 COPIED = ("openapi", "codegen", "scripts", "generated", "src", "tests/cli")
 JSON_TYPES = ("application/json", "text/json")
+PAGINATION = {"page": "page", "items": "Items", "has-more": "HasMoreItems"}
 
 
 @pytest.fixture(scope="module")
@@ -38,6 +40,11 @@ def merged(tmp_path_factory: pytest.TempPathFactory) -> Path:
     merge = [sys.executable, "scripts/merge-corpus.py", "--corpus", str(CORPUS)]
     merged = subprocess.run(merge, cwd=copy, env=env, capture_output=True, text=True, check=False)
     assert merged.returncode == 0, merged.stderr
+    # The one line a maintainer adds: pagination, declared once for the whole document.
+    document = copy / "openapi" / "edge-delivery-1.0.0.yaml"
+    spec = yaml.load(document.read_text(encoding="utf-8"), Loader=yaml.CSafeLoader)
+    spec["x-sdk-pagination"] = PAGINATION
+    document.write_text(yaml.dump(spec, Dumper=yaml.CSafeDumper, sort_keys=False), "utf-8")
     regenerate = subprocess.run(
         ["bash", "scripts/regenerate.sh"],
         cwd=copy,
@@ -133,6 +140,11 @@ def test_every_operation_works_through_the_client_against_the_fake(merged: Path)
         assert outcome["kinds"][operation_id] == ("str" if text else "bytes")
         binary += not text
     assert binary >= 1
+    # Every operation the declaration makes paginated iterates to its last page.
+    surface = (merged / "generated" / "PUBLIC_API.txt").read_text(encoding="utf-8")
+    paginated = [line for line in surface.splitlines() if line.startswith("iterate ")]
+    assert len(outcome["iterated"]) == len(paginated) > 0
+    assert all(count > 0 for count in outcome["iterated"].values()), outcome["iterated"]
 
 
 def test_every_operation_runs_through_the_cli_against_the_fake(merged: Path) -> None:

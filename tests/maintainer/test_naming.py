@@ -182,3 +182,56 @@ def test_a_body_the_document_does_not_require_is_an_optional_argument() -> None:
     body = {"content": {"application/json": {"schema": {"type": "array", "items": {}}}}}
     _, found = _names({"/p": {"post": _op("Zone_Purge", requestBody=body)}})
     assert found["video"]["Zone_Purge"].signature == ["body: Sequence[Any] | None = None"]
+
+
+def _listing(operation_id: str, parameters: list[Any], **extra: Any) -> dict[str, Any]:
+    body = {
+        "type": "object",
+        "properties": {
+            "Items": {"type": "array", "items": {}},
+            "HasMoreItems": {"type": "boolean"},
+        },
+    }
+    content = {"application/json": {"schema": body}}
+    return _op(
+        operation_id,
+        parameters=parameters,
+        responses={"200": {"description": "ok", "content": content}},
+        **extra,
+    )
+
+
+PAGE = {"name": "page", "in": "query", "schema": {"type": "integer", "default": 0, "minimum": 1}}
+HINT = {"page": "page", "items": "Items", "has-more": "HasMoreItems"}
+
+
+def _resolved(paths: dict[str, Any], hint: Any = HINT) -> dict[str, Any]:
+    spec = {"openapi": "3.0.3", "paths": paths, "components": {}, "x-sdk-pagination": hint}
+    emitter = emit_sdk.Emitter(spec, set())
+    hinted = emit_sdk.with_hints(spec, emitter.resources())
+    return {
+        op["operationId"]: op.get("x-sdk-pagination")
+        for item in hinted["paths"].values()
+        for op in item.values()
+    }
+
+
+def test_pagination_declared_once_applies_where_the_page_and_items_are() -> None:
+    found = _resolved(
+        {
+            "/z": {"get": _listing("Zone_Index", [PAGE])},
+            "/y": {"get": _listing("Zone_All", [])},
+            "/x": {"get": _listing("Zone_Off", [PAGE], **{"x-sdk-pagination": False})},
+        }
+    )
+    assert found == {
+        "Zone_Index": {
+            "page": "page",
+            "page-argument": "page",
+            "items": "Items",
+            "has-more": "HasMoreItems",
+            "first": 1,  # the default 0 breaks the minimum 1
+        },
+        "Zone_All": None,  # no page parameter
+        "Zone_Off": None,  # opted out
+    }

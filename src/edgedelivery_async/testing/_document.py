@@ -118,6 +118,7 @@ def read_operations(
                 result_rule=(result or {}).get("x-sdk-result"),
                 reply=reply,
                 accept=accept,
+                pagination=_schema.pagination_of(op),
             )
     return found
 
