@@ -353,8 +353,21 @@ class Emitter:
 
     def _body(self, operation: dict[str, Any], method: Method, resource: Resource) -> None:
         body = self.deref(operation.get("requestBody", {}))
-        media = body.get("content", {}).get("application/json")
+        content = body.get("content") or {}
+        media = _json_media(content)
         if media is None:
+            if content:  # sent as declared: text from a str, anything else from bytes or a file
+                text = str(next(iter(content))).lower().startswith("text/")
+                param_type = "str" if text else "bytes | IO[bytes]"
+                required_body = bool(body.get("required"))
+                method.body_param = Param(
+                    _identifier(body.get("x-sdk-body") or "body"),
+                    "",
+                    param_type if required_body else f"{param_type} | None",
+                    required_body,
+                    None if required_body else "None",
+                    hinted=bool(body.get("x-sdk-body")),
+                )
             return
         schema = media.get("schema", {})
         target = self.deref(schema)

@@ -78,11 +78,13 @@ class Engine:
         operation_id: str | None = None,
         template: str | None = None,
         accept: str | None = None,
+        content_type: str | None = None,
     ) -> Awaitable[RawResponse]:
         """Send with retries; await it for a 2xx reply, or it raises the SDK's error for it.
 
         `operation_id` and `template` (the document's path) name the call for hooks and
-        telemetry; `accept`, the Accept header the operation declares (JSON when None).
+        telemetry; `accept` and `content_type`, the media types the operation declares
+        (JSON when None).
         (Not a coroutine itself: one coroutine fewer per call on the bulk path.)
         """
         if requires_key and self.access_key is None:
@@ -94,7 +96,7 @@ class Engine:
             method,
             self.base_url + path,
             path,
-            self._headers(options, body, accept),
+            self._headers(options, body, accept, content_type),
             body,
             self.access_key,  # the transport turns it into the header at its edge
         )
@@ -208,7 +210,11 @@ class Engine:
         return event
 
     def _headers(
-        self, options: CallOptions, body: bytes | None, accept: str | None = None
+        self,
+        options: CallOptions,
+        body: bytes | None,
+        accept: str | None = None,
+        content_type: str | None = None,
     ) -> dict[str, str]:
         """The caller's headers, then the SDK's own, which replace any in another case.
 
@@ -219,6 +225,8 @@ class Engine:
         own = _SEND_JSON if body is not None else _ACCEPT_JSON
         if accept is not None and accept != "application/json":  # what the operation declares
             own = {**own, "Accept": accept}
+        if content_type is not None and body is not None:  # what the operation declares
+            own = {**own, "Content-Type": content_type}
         if not options.headers:  # the common case: nothing of the caller's to merge
             return own  # shared: request headers are replaced, never changed in place
         owned = {name.lower() for name in own}

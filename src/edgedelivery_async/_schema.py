@@ -50,6 +50,8 @@ class Operation:
     reply: str = "json"  # the success reply: "json" (or none), "text" (a str) or "binary" (bytes)
     accept: str = "application/json"  # the Accept header: what the operation declares
     pagination: dict[str, Any] | None = None  # its resolved `x-sdk-pagination`, if paginated
+    body_media: str | None = None  # the request body's media type when not application/json
+    body_kind: str = "json"  # the request body: "json", "text" (a str) or "binary" (bytes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,7 +83,9 @@ def operations() -> dict[str, Operation]:
                 continue
             params = [deref(p) for p in op.get("parameters", [])]
             security = op.get("security", spec().get("security", []))
-            body = deref(op.get("requestBody", {})).get("content", {}).get("application/json")
+            content = deref(op.get("requestBody", {})).get("content", {})
+            body = json_media(content)
+            body_kind, body_media = request_media(content)
             result = _success_schema(op)
             reply, accept = reply_media(op, deref)
             found[op["operationId"]] = Operation(
@@ -98,6 +102,8 @@ def operations() -> dict[str, Operation]:
                 reply=reply,
                 accept=accept,
                 pagination=pagination_of(op),
+                body_media=body_media,
+                body_kind=body_kind,
             )
     return found
 
@@ -123,6 +129,20 @@ def _success_schema(op: dict[str, Any]) -> dict[str, Any] | None:
             media = json_media(deref(responses[status]).get("content", {}))
             return deref(media.get("schema", {})) if media else None
     return None
+
+
+def request_media(content: dict[str, Any]) -> tuple[str, str | None]:
+    """How a request body is sent: ("json", None) for `application/json` (or no body),
+    ("json", type) for another JSON spelling alone, ("text", type) for `text/...` (from a
+    str), ("binary", type) for anything else (from bytes or a file)."""
+    kinds = [str(kind) for kind in content]
+    if not kinds or "application/json" in kinds:
+        return "json", None
+    for kind in kinds:
+        if is_json(kind):
+            return "json", kind
+    kind = kinds[0]
+    return ("text" if kind.lower().startswith("text/") else "binary"), kind
 
 
 def pagination_of(op: dict[str, Any]) -> dict[str, Any] | None:

@@ -102,7 +102,9 @@ def read_operations(
                 continue
             params = [resolve(p) for p in op.get("parameters", [])]
             security = op.get("security", spec.get("security", []))
-            media = resolve(op.get("requestBody", {})).get("content", {}).get("application/json")
+            content = resolve(op.get("requestBody", {})).get("content", {})
+            media = _schema.json_media(content)
+            body_kind, body_media = _schema.request_media(content)
             result = _success_schema(op, resolve)
             reply, accept = _schema.reply_media(op, resolve)
             found[op["operationId"]] = _schema.Operation(
@@ -119,6 +121,8 @@ def read_operations(
                 reply=reply,
                 accept=accept,
                 pagination=_schema.pagination_of(op),
+                body_media=body_media,
+                body_kind=body_kind,
             )
     return found
 
