@@ -13,11 +13,21 @@ Names come from the document, with optional hints (documented in codegen/README.
 `x-sdk-mapping` on an array property (it may also be given as a mapping), and
 `x-sdk-result` on a response schema (see `edgedelivery_async._results`).
 
-Usage: python codegen/emit_sdk.py DOCUMENT.yaml PACKAGE_DIR TEMPLATES_DIR SURFACE.txt
+Names follow one rule (`Naming` below and codegen/README.md): hints win, a name the
+surface snapshot already gives is kept, then the short name, then the qualified one; no
+collision, keyword or invalid identifier is ever emitted. The names chosen where the
+document gives no hint and the plain rule would not reproduce them are written into the
+shipped `openapi.json` as hints (`x-sdk-method`, `x-sdk-resource`, `x-sdk-name`,
+`x-sdk-field-names`), so every reader of the document (the CLI) uses the same names.
+
+Usage: python codegen/emit_sdk.py DOCUMENT PACKAGE_DIR TEMPLATES_DIR SURFACE.txt [PREVIOUS.txt]
+  PREVIOUS.txt: the surface snapshot as committed; its names are kept (never renamed).
 """
 
 from __future__ import annotations
 
+import copy
+import json
 import keyword
 import re
 import sys
@@ -45,6 +55,8 @@ class Param:
     default: str | None = None  # Python source of the default
     description: str = ""
     mapping: tuple[str, str] | None = None  # x-sdk-mapping: (key member, value member)
+    hinted: bool = False  # the name is the document's own (x-sdk-name, x-sdk-body)
+    plain: str = ""  # the name the plain rule gives (hint or snake_case)
 
     @property
     def declaration(self) -> str:
@@ -71,6 +83,19 @@ class Method:
     extra_fields: bool = False
     result_type: str = "None"
     result_parser: str = "None"
+    operation: dict[str, Any] = field(default_factory=dict, repr=False)  # as in the document
+
+    @property
+    def arguments(self) -> list[Param]:
+        """Every argument, whole body included."""
+        whole = [self.body_param] if self.body_param is not None else []
+        return [
+            *self.path_params,
+            *whole,
+            *self.query_params,
+            *self.header_params,
+            *self.body_fields,
+        ]
 
     @property
     def signature(self) -> list[str]:
@@ -106,10 +131,13 @@ class Resource:
 class Emitter:
     """Reads the document and builds the resources."""
 
-    def __init__(self, spec: dict[str, Any], model_names: set[str]) -> None:
+    def __init__(
+        self, spec: dict[str, Any], model_names: set[str], previous: Surface | None = None
+    ) -> None:
         self.spec = spec
         self.schemas: dict[str, Any] = spec.get("components", {}).get("schemas", {})
         self.model_names = model_names
+        self.previous = previous or Surface()
         self.problems: list[str] = []
 
     # ------------------------------------------------------------------ lookups
@@ -189,30 +217,101 @@ class Emitter:
                     continue
                 tag_name = (operation.get("tags") or ["default"])[0]
                 tag = tags.get(tag_name, {"name": tag_name})
-                attribute = tag.get("x-sdk-resource") or snake_case(tag_name)
-                resource = found.setdefault(
-                    attribute,
-                    Resource(
+                attribute = resource_attribute(tag)
+                resource = found.get(attribute)
+                if resource is None:
+                    resource = found[attribute] = Resource(
                         attribute=attribute,
-                        class_name=str(ClassName(attribute, "")),
+                        class_name="",
                         description=_first_line(tag.get("description", "")) or tag_name,
-                    ),
-                )
+                    )
                 resource.methods.append(self.method(path, http_method, operation, resource))
-        for resource in found.values():
-            names = [m.name for m in resource.methods]
-            for name in names:
-                if names.count(name) > 1:
-                    self.problems.append(f"two methods named {resource.attribute}.{name}")
+        taken = set(self.model_names)
+        for resource in sorted(found.values(), key=lambda r: r.attribute):
+            plain = str(ClassName(resource.attribute, ""))
+            resource.class_name = self.previous.classes.get(resource.attribute) or _free(
+                f"{plain}Resource" if plain in taken else plain, taken, ""
+            )
+            taken.add(resource.class_name)
+            self.name_methods(resource)
         return sorted(found.values(), key=lambda r: r.attribute)
+
+    def name_methods(self, resource: Resource) -> None:
+        """Naming, for the methods of one resource (codegen/README.md):
+
+        1. `x-sdk-method` wins (two operations given one name is the document's fault);
+        2. a name the surface snapshot gives the operation is kept, so a method is never
+           renamed by an addition;
+        3. the short name: the operationId's part after its last `_` (`DnsZone_Add` ->
+           `add`), or for an id made from the method and path (`GET /log/{appId}`)
+           `get_log_by_app_id`, unless another operation of the resource has the same one;
+        4. else the qualified name, the whole operationId (`AddLiveWatermarkEndpoint_\
+           AddWatermark` -> `add_live_watermark_endpoint_add_watermark`), numbered
+           `_2`, `_3` in document order if even that is taken.
+        Names that are keywords get a trailing `_`; other invalid characters become `_`.
+        """
+        taken: dict[str, str] = {}
+        pending: list[Method] = []
+        for method in resource.methods:
+            hint = method.operation.get("x-sdk-method")
+            if hint:
+                name = _identifier(str(hint))
+                if name in taken:
+                    self.problems.append(
+                        f"{method.operation_id}: x-sdk-method {name!r} is also the method of"
+                        f" {taken[name]} in {resource.attribute}; give one another x-sdk-method"
+                    )
+                method.name = name
+                taken[name] = method.operation_id
+            else:
+                pending.append(method)
+        later = []
+        for method in pending:
+            kept = self.previous.methods.get(method.operation_id)
+            if kept and kept[0] == resource.attribute and kept[1] not in taken:
+                method.name = kept[1]
+                taken[kept[1]] = method.operation_id
+            else:
+                later.append(method)
+        shorts = [_short_name(m.operation_id) for m in later]
+        for method, short in zip(later, shorts, strict=True):
+            if short not in taken and shorts.count(short) == 1:
+                method.name = short
+            else:
+                method.name = _free(_long_name(method.operation_id), set(taken), "_")
+            taken[method.name] = method.operation_id
+
+    def name_arguments(self, method: Method) -> None:
+        """Arguments: path, the whole body, query, header, then body fields, in document
+        order. A name already taken by an earlier argument (or one the method needs:
+        `self`, `extra_fields`, the result parser) gets its place in front (`body_id`,
+        `query_id`, `header_id`), numbered `_2`, ... if even that is taken. A hint
+        (`x-sdk-name`, `x-sdk-body`) that meets another name is the document's fault."""
+        taken = set(RESERVED_ARGUMENTS)
+        places = [
+            *(("path", p) for p in method.path_params),
+            *(("body", p) for p in [method.body_param] if p is not None),
+            *(("query", p) for p in method.query_params),
+            *(("header", p) for p in method.header_params),
+            *(("body", p) for p in method.body_fields),
+        ]
+        for place, param in places:
+            if param.python_name in taken:
+                if param.hinted:
+                    self.problems.append(
+                        f"{method.operation_id}: the argument name {param.python_name!r}"
+                        f" ({place} {param.wire_name!r}) is taken; change its x-sdk-name"
+                    )
+                param.python_name = _free(f"{place}_{param.python_name}", taken, "_")
+            taken.add(param.python_name)
 
     def method(
         self, path: str, http_method: str, operation: dict[str, Any], resource: Resource
     ) -> Method:
         operation_id = operation["operationId"]
-        name = operation.get("x-sdk-method") or snake_case(operation_id.rsplit("_", 1)[-1])
         method = Method(
-            name=_identifier(name),
+            name="",
+            operation=operation,
             operation_id=operation_id,
             http_method=http_method.upper(),
             path=path,
@@ -223,11 +322,14 @@ class Emitter:
             parameter = self.deref(raw)
             schema = parameter.get("schema", {})
             python_name = _identifier(parameter.get("x-sdk-name") or snake_case(parameter["name"]))
+            hinted = bool(parameter.get("x-sdk-name"))
             location = parameter["in"]
             if location == "path":
                 kind = self.deref(schema).get("type")
                 type_ = "int" if kind == "integer" else "str | int"
-                method.path_params.append(Param(python_name, parameter["name"], type_, True))
+                method.path_params.append(
+                    Param(python_name, parameter["name"], type_, True, hinted=hinted)
+                )
                 continue
             if location not in ("query", "header"):
                 self.problems.append(f"{operation_id}: {location} parameters are not supported")
@@ -237,14 +339,17 @@ class Emitter:
             default = None
             if not required:
                 resolved = self.deref(schema)
-                if "default" in resolved:
+                if "default" in resolved and _fits(resolved["default"], resolved):
                     default = repr(resolved["default"])
                 else:
                     type_, default = f"{_or_none(type_)} | Unset", "UNSET"
-            param = Param(python_name, parameter["name"], type_, required, default)
+            param = Param(python_name, parameter["name"], type_, required, default, hinted=hinted)
             (method.query_params if location == "query" else method.header_params).append(param)
         self._body(operation, method, resource)
         self._result(operation, method, resource)
+        for param in method.arguments:
+            param.plain = param.python_name
+        self.name_arguments(method)
         # What the SDK does: returns, raises, retries, tolerates (codegen/docstrings.py).
         method.description = describe(
             operation,
@@ -257,8 +362,21 @@ class Emitter:
 
     def _body(self, operation: dict[str, Any], method: Method, resource: Resource) -> None:
         body = self.deref(operation.get("requestBody", {}))
-        media = body.get("content", {}).get("application/json")
+        content = body.get("content") or {}
+        media = _json_media(content)
         if media is None:
+            if content:  # sent as declared: text from a str, anything else from bytes or a file
+                text = str(next(iter(content))).lower().startswith("text/")
+                param_type = "str" if text else "bytes | IO[bytes]"
+                required_body = bool(body.get("required"))
+                method.body_param = Param(
+                    _identifier(body.get("x-sdk-body") or "body"),
+                    "",
+                    param_type if required_body else f"{param_type} | None",
+                    required_body,
+                    None if required_body else "None",
+                    hinted=bool(body.get("x-sdk-body")),
+                )
             return
         schema = media.get("schema", {})
         target = self.deref(schema)
@@ -267,12 +385,21 @@ class Emitter:
         required_body = bool(body.get("required"))
         if not properties:
             param_type = self.input_type(schema, resource)
-            method.body_param = Param(_identifier(whole or "body"), "", param_type, required_body)
+            method.body_param = Param(
+                _identifier(whole or "body"),
+                "",
+                param_type if required_body else _or_none(param_type),
+                required_body,
+                None if required_body else "None",
+                hinted=bool(whole),
+            )
             return
         required = set(target.get("required", []))
         if whole:
             param_type = self.input_type(schema, resource)
-            method.body_param = Param(_identifier(whole), "", f"{param_type} | None", False, "None")
+            method.body_param = Param(
+                _identifier(whole), "", f"{param_type} | None", False, "None", hinted=True
+            )
         for wire, prop in properties.items():
             if self.deref(prop).get("readOnly"):
                 continue
@@ -291,6 +418,7 @@ class Emitter:
                 is_required,
                 None if is_required else "UNSET",
                 mapping=pair,
+                hinted=bool(prop.get("x-sdk-name")),
             )
             method.body_fields.append(param)
         method.extra_fields = target.get("additionalProperties") is not False
@@ -304,10 +432,12 @@ class Emitter:
         else:
             method.result_type, method.result_parser = "Any", "object"
             return
-        media = response.get("content", {}).get("application/json")
+        content = response.get("content") or {}
+        media = _json_media(content)
         if media is None:
-            if response.get("content"):
-                method.result_type, method.result_parser = "Any", "object"
+            if content:  # read as the declared type: text as a str, anything else as bytes
+                text = all(str(kind).lower().startswith("text/") for kind in content)
+                method.result_type = method.result_parser = "str" if text else "bytes"
             return
         schema = media.get("schema", {})
         target = self.deref(schema)
@@ -319,11 +449,113 @@ class Emitter:
             method.result_type, method.result_parser = self.output(schema, resource)
 
 
+#: Client attributes a resource may not take (EdgeDeliveryClient's own).
+RESERVED_RESOURCES = frozenset(
+    {"aclose", "base_url", "call", "close", "operation", "request", "retry", "timeout"}
+    | {"with_options"}
+)
+#: Names a generated method's arguments may not take: `self`, the keyword it adds, and the
+#: names its body uses (the result parsers, `body_of`, `pairs`).
+RESERVED_ARGUMENTS = frozenset(
+    {"self", "extra_fields", "body_of", "pairs", "list", "dict", "object"}
+    | {"str", "int", "float", "bool", "bytes"}
+)
+_SYNTHETIC_ID = re.compile(r"^([A-Z]+) (/\S*)$")  # codegen/prepare_spec.py missing_operation_ids
+
+
+def resource_attribute(tag: dict[str, Any]) -> str:
+    """`x-sdk-resource`, else the tag's name in snake_case; never a client attribute."""
+    hint = tag.get("x-sdk-resource")
+    if hint:
+        return _identifier(str(hint))
+    name = _identifier(snake_case(str(tag["name"])) or "default")
+    return f"{name}_api" if name in RESERVED_RESOURCES else name
+
+
+def _short_name(operation_id: str) -> str:
+    synthetic = _SYNTHETIC_ID.match(operation_id)
+    if synthetic:
+        return _path_name(*synthetic.groups())
+    return _identifier(snake_case(operation_id.rsplit("_", 1)[-1]))
+
+
+def _long_name(operation_id: str) -> str:
+    synthetic = _SYNTHETIC_ID.match(operation_id)
+    if synthetic:
+        return _path_name(*synthetic.groups())
+    return _identifier(snake_case(operation_id))
+
+
+def _path_name(http_method: str, path: str) -> str:
+    """`GET /log/forwarding/{appId}` -> `get_log_forwarding_by_app_id`."""
+    words = [http_method.lower()]
+    for segment in path.strip("/").split("/"):
+        variable = re.fullmatch(r"\{(.+)\}", segment)
+        words.append(f"by_{snake_case(variable.group(1))}" if variable else snake_case(segment))
+    return _identifier("_".join(word for word in words if word))
+
+
+def _free(name: str, taken: set[str], joiner: str) -> str:
+    """`name`, or `name<joiner>2`, `name<joiner>3`, ...: the first one not taken."""
+    candidate, n = name, 2
+    while candidate in taken:
+        candidate, n = f"{name}{joiner}{n}", n + 1
+    return candidate
+
+
 def _identifier(name: str) -> str:
+    """A valid Python name: other characters become `_`, a leading digit gets `n_`, a
+    keyword a trailing `_`."""
     name = re.sub(r"\W", "_", name)
-    if not name or name[0].isdigit() or keyword.iskeyword(name):
+    if not name:
+        name = "value"
+    if name[0].isdigit():
+        name = f"n_{name}"
+    if keyword.iskeyword(name):
         name = f"{name}_"
     return name
+
+
+def _json_media(content: dict[str, Any]) -> dict[str, Any] | None:
+    """The JSON media of a `content` map, in any spelling (`application/json` first), as the
+    runtime reads it (`edgedelivery_async._schema.json_media`)."""
+    if "application/json" in content:
+        found: dict[str, Any] = content["application/json"]
+        return found
+    for kind, media in content.items():
+        name = str(kind).split(";", 1)[0].strip().lower()
+        if name == "text/json" or (name.startswith("application/") and name.endswith("+json")):
+            return dict(media)
+    return None
+
+
+def _fits(value: Any, schema: dict[str, Any]) -> bool:
+    """Whether a document default is a value of its own schema. One that is not (`page`
+    default 0 with minimum 1) is not the method's default: the argument is left out
+    unless given, and the server applies its own."""
+    kinds = {"integer": int, "number": (int, float), "string": str, "boolean": bool}
+    kind = schema.get("type")
+    if value is None:
+        return bool(schema.get("nullable"))
+    if kind in kinds and (
+        not isinstance(value, kinds[kind]) or (kind != "boolean" and isinstance(value, bool))
+    ):
+        return False
+    if kind in ("array", "object") or isinstance(value, (list, dict)):
+        return False  # no mutable defaults in signatures
+    if "enum" in schema and value not in schema["enum"]:
+        return False
+    if isinstance(value, (int, float)):
+        if "minimum" in schema and value < schema["minimum"]:
+            return False
+        if "maximum" in schema and value > schema["maximum"]:
+            return False
+    if isinstance(value, str):
+        if len(value) < schema.get("minLength", 0):
+            return False
+        if "maxLength" in schema and len(value) > schema["maxLength"]:
+            return False
+    return True
 
 
 def _or_none(type_: str) -> str:
@@ -337,9 +569,146 @@ def _first_line(text: str) -> str:
 
 def model_names(package: Path) -> set[str]:
     text = (package / "models" / "__init__.py").read_text(encoding="utf-8")
-    return set(re.findall(r"^from \.\S+ import (\w+)$", text, re.M)) | set(
+    return set(re.findall(r"^\s*from \.\S+ import (\w+)$", text, re.M)) | set(
         re.findall(r"^\s+(\w+),$", text, re.M)
     )
+
+
+@dataclass
+class Surface:
+    """The names of a committed surface snapshot (`PUBLIC_API.txt`): kept, never renamed."""
+
+    classes: dict[str, str] = field(default_factory=dict)  # resource attribute -> class
+    methods: dict[str, tuple[str, str]] = field(default_factory=dict)  # id -> (resource, name)
+
+    @classmethod
+    def read(cls, text: str) -> Surface:
+        found = cls()
+        for line in text.splitlines():
+            resource = re.match(r"^resource (\w+): (\w+)$", line)
+            if resource:
+                found.classes[resource.group(1)] = resource.group(2)
+            method = re.match(r"^method (\w+)\.(\w+)\(.*  # (.+)$", line)
+            if method:
+                found.methods[method.group(3)] = (method.group(1), method.group(2))
+        return found
+
+
+def with_hints(spec: dict[str, Any], resources: list[Resource]) -> dict[str, Any]:
+    """The document with the names chosen written in as hints where the document gives
+    none and the plain rule would give another name, so that other readers of the
+    shipped document (the CLI) need not repeat the naming rule. Unchanged otherwise."""
+    hinted = copy.deepcopy(spec)
+    tags = {tag["name"]: tag for tag in hinted.get("tags", [])}
+    methods = {m.operation_id: m for r in resources for m in r.methods}
+    for item in hinted["paths"].values():
+        for http_method, operation in item.items():
+            if http_method not in ("get", "put", "post", "delete", "patch", "head"):
+                continue
+            tag_name = (operation.get("tags") or ["default"])[0]
+            tag = tags.get(tag_name, {"name": tag_name})
+            attribute = resource_attribute(tag)
+            if attribute != (tag.get("x-sdk-resource") or snake_case(tag_name)):
+                if tag_name not in tags:
+                    tags[tag_name] = tag
+                    hinted.setdefault("tags", []).append(tag)
+                tag["x-sdk-resource"] = attribute
+            method = methods[operation["operationId"]]
+            plain = operation.get("x-sdk-method") or snake_case(
+                str(operation["operationId"]).rsplit("_", 1)[-1]
+            )
+            if method.name != plain:
+                operation["x-sdk-method"] = method.name
+            renamed = [
+                (p, place)
+                for place, params in (
+                    ("path", method.path_params),
+                    ("query", method.query_params),
+                    ("header", method.header_params),
+                )
+                for p in params
+                if p.python_name != p.plain
+            ]
+            if renamed:
+                parameters = operation["parameters"]
+                for param, place in renamed:
+                    for i, raw in enumerate(parameters):
+                        node = _deref_in(hinted, raw)
+                        if node.get("in") == place and node.get("name") == param.wire_name:
+                            parameters[i] = {**node, "x-sdk-name": param.python_name}
+            paging = pagination(hinted, operation, method)
+            if paging is not None:
+                operation["x-sdk-pagination"] = paging
+            elif "x-sdk-pagination" in operation:
+                del operation["x-sdk-pagination"]
+            fields = {
+                p.wire_name: p.python_name for p in method.body_fields if p.python_name != p.plain
+            }
+            if fields:
+                operation["x-sdk-field-names"] = fields
+            if (
+                method.body_param is not None
+                and method.body_param.python_name != method.body_param.plain
+            ):
+                operation["x-sdk-body-name"] = method.body_param.python_name
+    return hinted
+
+
+def pagination(
+    spec: dict[str, Any], operation: dict[str, Any], method: Method
+) -> dict[str, Any] | None:
+    """The operation's pagination, resolved (codegen/README.md, Pagination).
+
+    `x-sdk-pagination` on the operation, else the document's own (declared once, it
+    applies to every operation that has its page parameter and whose success body has
+    its items member, an array); `false` on an operation opts out. Resolved with the
+    page argument's Python name and the first page (the parameter's default if valid,
+    else its minimum, else 1).
+    """
+    hint = operation.get("x-sdk-pagination", spec.get("x-sdk-pagination"))
+    if not isinstance(hint, dict) or "page" not in hint or "items" not in hint:
+        return None
+    page = next((p for p in method.query_params if p.wire_name == hint["page"]), None)
+    if page is None:
+        return None
+    result = _success_body(spec, operation)
+    properties = result.get("properties", {})
+    items = _deref_in(spec, properties.get(hint["items"], {}))
+    if items.get("type") != "array":
+        return None
+    if hint.get("has-more") and hint["has-more"] not in properties:
+        return None
+    schema: dict[str, Any] = {}
+    for raw in operation.get("parameters", []):
+        node = _deref_in(spec, raw)
+        if node.get("in") == "query" and node.get("name") == hint["page"]:
+            schema = _deref_in(spec, node.get("schema", {}))
+    first = schema.get("default")
+    if not isinstance(first, int) or not _fits(first, schema):
+        first = schema.get("minimum", 1)
+    resolved = {"page": hint["page"], "page-argument": page.python_name, "items": hint["items"]}
+    if hint.get("has-more"):
+        resolved["has-more"] = hint["has-more"]
+    resolved["first"] = int(first)
+    return resolved
+
+
+def _success_body(spec: dict[str, Any], operation: dict[str, Any]) -> dict[str, Any]:
+    for status in SUCCESS:
+        response = operation.get("responses", {}).get(status)
+        if response is not None:
+            media = _json_media(_deref_in(spec, response).get("content") or {})
+            return _deref_in(spec, (media or {}).get("schema", {}))
+    return {}
+
+
+def _deref_in(spec: dict[str, Any], node: Any) -> dict[str, Any]:
+    while isinstance(node, dict) and "$ref" in node:
+        target: Any = spec
+        for part in str(node["$ref"]).removeprefix("#/").split("/"):
+            target = target[part]
+        node = target
+    return dict(node)
 
 
 def surface(resources: list[Resource], emitter: Emitter) -> str:
@@ -356,6 +725,8 @@ def surface(resources: list[Resource], emitter: Emitter) -> str:
                 f"method {resource.attribute}.{method.name}({params}) -> {method.result_type}"
                 f"  # {method.operation_id}"
             )
+            if pagination(emitter.spec, method.operation, method) is not None:
+                lines.append(f"iterate {resource.attribute}.{method.name}")
     for name, schema in sorted(emitter.schemas.items()):
         if "properties" not in schema:
             continue
@@ -368,10 +739,20 @@ def surface(resources: list[Resource], emitter: Emitter) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main(document: str, package_dir: str, templates_dir: str, surface_file: str) -> int:
-    spec = yaml.safe_load(Path(document).read_text(encoding="utf-8"))
+def main(
+    document: str,
+    package_dir: str,
+    templates_dir: str,
+    surface_file: str,
+    previous_surface: str | None = None,
+) -> int:
+    text = Path(document).read_text(encoding="utf-8")
+    spec = json.loads(text) if document.endswith(".json") else yaml.safe_load(text)
     package = Path(package_dir)
-    emitter = Emitter(spec, model_names(package))
+    previous = None
+    if previous_surface and Path(previous_surface).is_file():
+        previous = Surface.read(Path(previous_surface).read_text(encoding="utf-8"))
+    emitter = Emitter(spec, model_names(package), previous)
     resources = emitter.resources()
     if emitter.problems:
         for problem in emitter.problems:
@@ -395,6 +776,9 @@ def main(document: str, package_dir: str, templates_dir: str, surface_file: str)
         env.get_template("resources_init.py.jinja").render(resources=resources), encoding="utf-8"
     )
     Path(surface_file).write_text(surface(resources, emitter), encoding="utf-8")
+    # The facade validates requests against the document itself, so the package ships it.
+    with (package / "openapi.json").open("w", encoding="utf-8") as handle:
+        json.dump(with_hints(spec, resources), handle, indent=1)
     return 0
 
 

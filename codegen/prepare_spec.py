@@ -1,24 +1,233 @@
 """Prepare the generator's input from the checked-in OpenAPI document.
 
-The checked-in document says what the API reference says. openapi-python-client
-0.29.1 mis-generates a few of those constructs without an error (see
-shared/notes/openapi-python-client.md), so this step rewrites them into forms it
-handles, and nothing else. Each rewrite is a function below with the reason.
-The facade enforces the rules that are dropped here.
+Two stages, each a list of functions with their reason (codegen/README.md):
 
-Usage: python codegen/prepare_spec.py SOURCE.yaml OUTPUT.json
+- REPAIRS make a document taken as published (the service's own documents) valid
+  where it is not, by rules that keep its meaning: a path parameter is a required
+  non-null value, declared path parameters match the path, every operation has an
+  operationId. Each repair is reported, naming the operation. The repaired document
+  is what the emitter reads and what the package ships (`openapi.json`). What cannot
+  be repaired fails, naming the operation, the reason and the fix.
+- REWRITES: openapi-python-client 0.29.1 mis-generates a few constructs without an
+  error (see shared/notes/openapi-python-client.md), so the generator's input is
+  rewritten into forms it handles, and nothing else. The facade enforces the rules
+  that are dropped there.
+
+Usage: python codegen/prepare_spec.py SOURCE.yaml OUTPUT.json [REPAIRED.json]
 """
 
 from __future__ import annotations
 
 import copy
 import json
+import re
 import sys
+from pathlib import Path
 from typing import Any
 
 import yaml
 
 JSON = "application/json"
+METHODS = ("get", "put", "post", "delete", "patch", "head", "options", "trace")
+
+
+class Unrepairable(Exception):
+    """The document has a fault no rule can mend; the message names the fix."""
+
+
+# ------------------------------------------------------------------------- repairs
+def _items(spec: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
+    """(METHOD, path, operation) of every operation."""
+    return [
+        (method.upper(), path, op)
+        for path, item in spec.get("paths", {}).items()
+        for method, op in item.items()
+        if method in METHODS and isinstance(op, dict)
+    ]
+
+
+def _where(method: str, path: str, op: dict[str, Any]) -> str:
+    operation_id = op.get("operationId")
+    return f"{method} {path}" + (f" ({operation_id})" if operation_id else "")
+
+
+def _resolve(spec: dict[str, Any], node: Any) -> Any:
+    seen: set[str] = set()
+    while isinstance(node, dict) and isinstance(node.get("$ref"), str):
+        ref = node["$ref"]
+        if ref in seen or not ref.startswith("#/"):
+            raise Unrepairable(f"$ref {ref!r} cannot be followed")
+        seen.add(ref)
+        target: Any = spec
+        for part in ref.removeprefix("#/").split("/"):
+            part = part.replace("~1", "/").replace("~0", "~")
+            if not isinstance(target, dict) or part not in target:
+                raise Unrepairable(f"$ref {ref!r} points at nothing")
+            target = target[part]
+        node = target
+    return node
+
+
+def path_level_parameters(spec: dict[str, Any]) -> list[str]:
+    """Parameters declared on a path item belong to each of its operations (unless the
+    operation declares one of the same name and place): every reader then finds an
+    operation's parameters on the operation."""
+    done = []
+    for path, item in spec.get("paths", {}).items():
+        shared = item.pop("parameters", None)
+        if not shared:
+            continue
+        for method, op in item.items():
+            if method not in METHODS or not isinstance(op, dict):
+                continue
+            own = {_key(spec, p) for p in op.get("parameters", [])}
+            added = [copy.deepcopy(p) for p in shared if _key(spec, p) not in own]
+            if added:
+                op["parameters"] = [*added, *op.get("parameters", [])]
+                where = _where(method.upper(), path, op)
+                done.append(f"{where}: the path's parameters are the operation's")
+    return done
+
+
+def _key(spec: dict[str, Any], parameter: Any) -> tuple[Any, Any]:
+    resolved = _resolve(spec, parameter)
+    return resolved.get("in"), resolved.get("name")
+
+
+def missing_operation_ids(spec: dict[str, Any]) -> list[str]:
+    """An operation without an operationId gets `METHOD /path` (unique, readable); the
+    emitter names its method from the method and the path (codegen/README.md)."""
+    done = []
+    for method, path, op in _items(spec):
+        if not op.get("operationId"):
+            op["operationId"] = f"{method} {path}"
+            done.append(f"{method} {path}: no operationId; it is {op['operationId']!r}")
+    return done
+
+
+def path_parameters_match_the_path(spec: dict[str, Any]) -> list[str]:
+    """A path parameter is required and never null (a URL segment cannot be absent), and
+    the declared path parameters are the path's: one the path lacks is dropped (it could
+    never be sent), a `{name}` with no declaration becomes a required string."""
+    done = []
+    for method, path, op in _items(spec):
+        where = _where(method, path, op)
+        names = re.findall(r"\{([^}]+)\}", path)
+        kept = []
+        declared = set()
+        for raw in op.get("parameters", []):
+            try:
+                parameter = _resolve(spec, raw)
+            except Unrepairable as error:
+                raise Unrepairable(
+                    f"{where}: a parameter's {error}."
+                    " Fix: point the $ref at a parameter of components/parameters"
+                ) from None
+            if parameter.get("in") != "path":
+                kept.append(raw)
+                continue
+            name = parameter.get("name")
+            if name not in names:
+                done.append(f"{where}: path parameter {name!r} is not in the path; dropped")
+                continue
+            declared.add(name)
+            schema = _resolve(spec, parameter.get("schema", {}))
+            nullable = bool(schema.get("nullable")) or (
+                isinstance(schema.get("type"), list) and "null" in schema["type"]
+            )
+            if nullable or parameter.get("required") is not True:
+                raw = parameter = copy.deepcopy(parameter)
+                fixed = {k: v for k, v in schema.items() if k != "nullable"}
+                kind = fixed.get("type")
+                if isinstance(kind, list):
+                    kinds = [k for k in kind if k != "null"]
+                    fixed["type"] = kinds[0] if len(kinds) == 1 else "string"
+                fixed.setdefault("type", "string")
+                parameter["schema"] = fixed
+                parameter["required"] = True
+                why = "nullable" if nullable else "not required"
+                done.append(
+                    f"{where}: path parameter {name!r} was {why}; it is a required {fixed['type']}"
+                )
+            kept.append(raw)
+        for name in names:
+            if name not in declared:
+                kept.append(
+                    {"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
+                )
+                done.append(
+                    f"{where}: path parameter {name!r} was not declared; it is a required string"
+                )
+        if "parameters" in op or kept:
+            op["parameters"] = kept
+    return done
+
+
+def unique_operation_ids(spec: dict[str, Any]) -> list[str]:
+    """Not repairable: which of two operations keeps an id is the maintainer's choice."""
+    seen: dict[str, str] = {}
+    for method, path, op in _items(spec):
+        operation_id = op["operationId"]
+        if operation_id in seen:
+            raise Unrepairable(
+                f"{method} {path}: operationId {operation_id!r} is also the id of"
+                f" {seen[operation_id]}."
+                " Fix: give one of them another operationId (scripts/merge-corpus.py tells"
+                " repeated ids apart by method)"
+            )
+        seen[operation_id] = f"{method} {path}"
+    return []
+
+
+def refs_resolve(spec: dict[str, Any]) -> list[str]:
+    """Not repairable: a `$ref` to nothing would drop a piece of the operation."""
+
+    def walk(node: Any, where: str) -> None:
+        if isinstance(node, dict):
+            if isinstance(node.get("$ref"), str):
+                _resolve(spec, {"$ref": node["$ref"]})
+            for value in node.values():
+                walk(value, where)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value, where)
+
+    for method, path, op in _items(spec):
+        try:
+            walk(op, "")
+        except Unrepairable as error:
+            raise Unrepairable(
+                f"{_where(method, path, op)}: {error}. Fix: add the component or correct the $ref"
+            ) from None
+    for name, schema in spec.get("components", {}).get("schemas", {}).items():
+        try:
+            walk(schema, "")
+        except Unrepairable as error:
+            raise Unrepairable(
+                f"components/schemas/{name}: {error}. Fix: add the component or correct the $ref"
+            ) from None
+    return []
+
+
+REPAIRS = (
+    path_level_parameters,
+    missing_operation_ids,
+    unique_operation_ids,
+    refs_resolve,
+    path_parameters_match_the_path,
+)
+
+
+def repair(spec: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """The document with every repair made, and one line per repair."""
+    repaired = copy.deepcopy(spec)
+    done: list[str] = []
+    for rule in REPAIRS:
+        done.extend(rule(repaired))
+    return repaired, done
+
+
+# ------------------------------------------------------------------------ rewrites
 
 
 def keep_only_json_request_bodies(spec: dict[str, Any]) -> None:
@@ -163,12 +372,31 @@ def prepare(spec: dict[str, Any]) -> dict[str, Any]:
     return prepared
 
 
-def main(source: str, output: str) -> None:
-    with open(source, encoding="utf-8") as handle:
-        spec = yaml.safe_load(handle)
+def load(source: str) -> dict[str, Any]:
+    """A YAML or JSON document (the C loader: a merged document is a megabyte)."""
+    text = Path(source).read_text(encoding="utf-8")
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    loaded: dict[str, Any] = (
+        json.loads(text) if source.endswith(".json") else yaml.load(text, Loader=loader)
+    )
+    return loaded
+
+
+def main(source: str, output: str, repaired_output: str | None = None) -> int:
+    try:
+        spec, done = repair(load(source))
+    except Unrepairable as error:
+        print(f"prepare_spec: cannot repair {source}: {error}", file=sys.stderr)
+        return 1
+    for line in done:
+        print(f"repaired {line}")
+    if repaired_output:
+        with open(repaired_output, "w", encoding="utf-8") as handle:
+            json.dump(spec, handle, indent=1)
     with open(output, "w", encoding="utf-8") as handle:
         json.dump(prepare(spec), handle, indent=2)
+    return 0
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:])
+    sys.exit(main(*sys.argv[1:]))

@@ -41,7 +41,12 @@ fi
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
-"$PYTHON" codegen/prepare_spec.py "$SPEC" "$work/generator-input.json"
+# The repaired document (codegen/prepare_spec.py REPAIRS; one line per repair) is what the
+# emitter reads and the package ships; the generator reads it rewritten (REWRITES).
+if ! "$PYTHON" codegen/prepare_spec.py "$SPEC" "$work/generator-input.json" "$work/document.json"; then
+  echo "codegen/prepare_spec.py failed; nothing was written" >&2
+  exit 1
+fi
 
 # --meta none writes only the package; the output folder must not exist beforehand.
 # codegen/generate.py is the generator's command with the document's x-sdk-name hints
@@ -61,12 +66,21 @@ fi
 # The generator's httpx client and endpoint functions are not the product: the typed
 # resources emitted from the document (codegen/emit_sdk.py) run on the SDK's runtime.
 rm -rf "$work/$PACKAGE/api" "$work/$PACKAGE/client.py" "$work/$PACKAGE/errors.py"
-if ! "$PYTHON" codegen/emit_sdk.py "$SPEC" "$work/$PACKAGE" codegen/sdk_templates "$work/PUBLIC_API.txt"; then
+# The committed snapshot's names are kept: an addition never renames a method.
+if ! "$PYTHON" codegen/emit_sdk.py "$work/document.json" "$work/$PACKAGE" codegen/sdk_templates \
+    "$work/PUBLIC_API.txt" generated/PUBLIC_API.txt; then
   echo "codegen/emit_sdk.py failed; nothing was written" >&2
   exit 1
 fi
-ruff check "$work/$PACKAGE/resources" --fix-only --isolated --no-cache --quiet --target-version py311
-ruff format "$work/$PACKAGE/resources" --isolated --no-cache --quiet --target-version py311 --line-length 100
+# ruff fails on code that does not parse: say so instead of exiting silently under set -e.
+if ! { ruff check "$work/$PACKAGE/resources" --fix-only --isolated --no-cache --target-version py311 &&
+       ruff format "$work/$PACKAGE/resources" --isolated --no-cache --target-version py311 --line-length 100; } \
+     >"$work/ruff.log" 2>&1; then
+  cat "$work/ruff.log" >&2
+  echo "ruff could not read the emitted resources (a fault of codegen/emit_sdk.py or its" \
+       "templates, see above); nothing was written" >&2
+  exit 1
+fi
 
 # Every generated file says what made it; py.typed marks the package as typed.
 "$PYTHON" - "$work/$PACKAGE" "$GENERATOR_VERSION" "$SPEC" <<'PY'
@@ -80,9 +94,13 @@ for path in sorted(root.rglob("*.py")):
     path.write_text(banner + path.read_text(encoding="utf-8"), encoding="utf-8")
 (root / "py.typed").write_text("", encoding="utf-8")
 PY
-# The facade validates requests against the document itself, so the package ships it.
-"$PYTHON" -c 'import json, sys, yaml; json.dump(yaml.safe_load(open(sys.argv[1], encoding="utf-8")), open(sys.argv[2], "w", encoding="utf-8"), indent=1)' \
-  "$SPEC" "$work/$PACKAGE/openapi.json"
+
+# Prove what was written: every module compiles, the package imports with the runtime, and
+# every operation of the (repaired) document is a method of its resource.
+if ! "$PYTHON" codegen/prove_package.py "$work" "$PACKAGE" "$work/document.json" "$ROOT/src"; then
+  echo "the generated package does not work (see above); nothing was written" >&2
+  exit 1
+fi
 
 if $check; then
   status=0

@@ -9,6 +9,9 @@ that call through the client's runtime and returns the result, and gives it
 
 from __future__ import annotations
 
+import functools
+import inspect
+import types
 from collections.abc import (
     AsyncGenerator,
     AsyncIterable,
@@ -155,6 +158,39 @@ class BoundEndpoint(Generic[P, T]):
     def __name__(self) -> str:
         return self._method.__name__
 
+    # Introspection (`inspect.signature`, `help()`, IPython's `?`): the generated method's
+    # own parameters after `self` and the type the await returns, and an async function
+    # for `inspect.iscoroutinefunction` (it reads the code flags of `__code__`).
+    @property
+    def __signature__(self) -> inspect.Signature:
+        return _awaited_signature(self._method)
+
+    @property
+    def __wrapped__(self) -> Callable[..., Any]:
+        return self._method
+
+    @property
+    def __code__(self) -> types.CodeType:
+        return _AWAITED_CODE
+
+    @property
+    def __defaults__(self) -> None:
+        return None
+
+    @property
+    def __kwdefaults__(self) -> None:
+        return None
+
+    @property
+    def __annotations__(self) -> dict[str, Any]:  # type: ignore[override]
+        signature = self.__signature__
+        found = {p.name: p.annotation for p in signature.parameters.values()}
+        return {**found, "return": signature.return_annotation}
+
+    def __get__(self, instance: object, owner: type[Any] | None = None) -> Self:
+        """A method descriptor for `help()`, which then documents it as a routine."""
+        return self
+
     def describe(self, *args: P.args, **kwargs: P.kwargs) -> Call[T]:
         """The call these arguments make, without sending it."""
         try:
@@ -170,6 +206,16 @@ class BoundEndpoint(Generic[P, T]):
     async def with_response(self, *args: P.args, **kwargs: P.kwargs) -> APIResponse[T]:
         """Call, and return the result with the HTTP status, headers and retries of the reply."""
         return await self._instance._runtime.execute(self.describe(*args, **kwargs))
+
+    def iterate(self, *args: P.args, **kwargs: P.kwargs) -> AsyncGenerator[Any, None]:
+        """Every item of every page of a paginated list operation (`x-sdk-pagination`),
+        page after page until the last; see `edgedelivery_async._pages`."""
+        from ._pages import pages
+        from ._schema import operations
+
+        operation = operations().get(self.operation_id)
+        rule = operation.pagination if operation is not None else None
+        return pages(self.__call__, self.operation_id, rule, args, dict(kwargs))
 
     def map(
         self,
@@ -219,6 +265,24 @@ async def _traced(
     finally:
         await results.aclose()
         trace.end(error)
+
+
+async def _awaited() -> None:
+    """Its code object marks bound endpoints as async functions."""
+
+
+_AWAITED_CODE = _awaited.__code__
+
+
+@functools.cache
+def _awaited_signature(method: Callable[..., Any]) -> inspect.Signature:
+    """`method`'s signature without `self`, returning what awaiting its `Call[T]` gives."""
+    signature = inspect.signature(method)
+    parameters = list(signature.parameters.values())[1:]
+    returned: Any = signature.return_annotation
+    if isinstance(returned, str) and returned.startswith("Call[") and returned.endswith("]"):
+        returned = returned[len("Call[") : -1]
+    return signature.replace(parameters=parameters, return_annotation=returned)
 
 
 def body_of(

@@ -76,11 +76,15 @@ class Engine:
         options: CallOptions,
         operation_id: str | None = None,
         template: str | None = None,
+        accept: str | None = None,
+        content_type: str | None = None,
     ) -> Awaitable[RawResponse]:
         """Send with retries; await it for a 2xx reply, or it raises the SDK's error for it.
 
         `operation_id` and `template` (the document's path) name the call for hooks and
-        telemetry. (Not a coroutine itself: one coroutine fewer per call on the bulk path.)
+        telemetry; `accept` and `content_type`, the media types the operation declares
+        (JSON when None).
+        (Not a coroutine itself: one coroutine fewer per call on the bulk path.)
         """
         if requires_key and self.access_key is None:
             raise ConfigurationError(
@@ -91,7 +95,7 @@ class Engine:
             method,
             self.base_url + path,
             path,
-            self._headers(options, body),
+            self._headers(options, body, accept, content_type),
             body,
             self.access_key,  # the transport turns it into the header at its edge
         )
@@ -225,7 +229,13 @@ class Engine:
             request.headers = _hook_headers(event.headers)
         return event
 
-    def _headers(self, options: CallOptions, body: bytes | None) -> dict[str, str]:
+    def _headers(
+        self,
+        options: CallOptions,
+        body: bytes | None,
+        accept: str | None = None,
+        content_type: str | None = None,
+    ) -> dict[str, str]:
         """The caller's headers, then the SDK's own, which replace any in another case.
 
         The access key is not among them: it travels as `RawRequest.access_key`, and
@@ -233,6 +243,10 @@ class Engine:
         name is dropped then, so the key the client was given is the only one sent.
         """
         own = _SEND_JSON if body is not None else _ACCEPT_JSON
+        if accept is not None and accept != "application/json":  # what the operation declares
+            own = {**own, "Accept": accept}
+        if content_type is not None and body is not None:  # what the operation declares
+            own = {**own, "Content-Type": content_type}
         if not options.headers:  # the common case: nothing of the caller's to merge
             return own  # shared: request headers are replaced, never changed in place
         owned = {name.lower() for name in own}

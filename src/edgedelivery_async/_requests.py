@@ -61,7 +61,9 @@ def prepare_call(call: Call[Any]) -> Prepared:
     if op.header_params or call.headers:
         headers = encode_headers(op.header_params, call.headers, problems)
     content = None
-    if op.body_schema is not None:
+    if op.body_kind != "json":
+        content = encode_raw_body(op.body_kind, call.body, problems)
+    elif op.body_schema is not None:
         content = encode_body(op.body_schema, call.body, problems)
     if problems:
         raise InvalidRequestError(op.operation_id, problems)
@@ -101,6 +103,34 @@ def encode_body(schema: dict[str, Any], body: Any, problems: list[Problem]) -> b
             body_problems.append(Problem("", f"cannot be sent as JSON: {exc}"))
     problems.extend(body_problems)
     return content
+
+
+def encode_raw_body(kind: str, body: Any, problems: list[Problem]) -> bytes | None:
+    """A body the document declares as text (from a str) or binary (from bytes or a file)."""
+    if body is None:
+        return None
+    if kind == "text":
+        if isinstance(body, str):
+            return body.encode()
+        problems.append(Problem("", f"must be a str (the body is text), not {type(body).__name__}"))
+        return None
+    if isinstance(body, bytes | bytearray | memoryview):
+        return bytes(body)
+    read = getattr(body, "read", None)
+    if callable(read):
+        try:
+            data = read()
+        except (OSError, ValueError) as exc:
+            problems.append(Problem("", f"the file cannot be read: {exc}"))
+            return None
+        if isinstance(data, bytes):
+            return data
+    problems.append(
+        Problem(
+            "", f"must be bytes or a binary file (the body is binary), not {type(body).__name__}"
+        )
+    )
+    return None
 
 
 def _drop_unsendable_nulls(schema: dict[str, Any], wire: dict[str, Any]) -> dict[str, Any]:

@@ -67,6 +67,20 @@ def json_body(raw: RawResponse) -> Any:
         raise APIResponseValidationError(raw, text, message="the reply is not JSON") from None
 
 
+def text_of(raw: RawResponse) -> str:
+    """A text reply in its declared charset (UTF-8 when none or unknown)."""
+    kind = raw.headers.get("content-type", "")
+    charset = "utf-8"
+    for part in kind.split(";")[1:]:
+        name, _, value = part.strip().partition("=")
+        if name.lower() == "charset" and value:
+            charset = value.strip('"')
+    try:
+        return raw.content.decode(charset, errors="replace")
+    except LookupError:
+        return raw.content.decode("utf-8", errors="replace")
+
+
 _RESULT_OBJECT = frozenset({"value", "formatters", "contentTypes", "declaredType", "statusCode"})
 
 
@@ -97,6 +111,8 @@ def read_result(operation: Operation | None, raw: RawResponse, parser: Any) -> A
     """
     if parser is None:
         return None
+    if operation is not None and operation.reply != "json":
+        return raw.content if operation.reply == "binary" else text_of(raw)
     if operation is None:
         body = json_body(raw)
         check_result(raw, body, None)

@@ -49,6 +49,8 @@ class ClientRuntime:
             options=options,
             operation_id=operation.operation_id if operation is not None else None,
             template=operation.path if operation is not None else None,
+            accept=operation.accept if operation is not None else None,
+            content_type=operation.body_media if operation is not None else None,
         )
         parsed: T = read_result(operation, raw, call.result)
         return parsed, raw

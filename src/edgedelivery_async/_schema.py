@@ -47,6 +47,11 @@ class Operation:
     header_params: tuple[Parameter, ...] = ()
     result_schema: dict[str, Any] | None = None  # the success body's schema, dereferenced
     result_rule: dict[str, Any] | None = None  # its `x-sdk-result`, if any
+    reply: str = "json"  # the success reply: "json" (or none), "text" (a str) or "binary" (bytes)
+    accept: str = "application/json"  # the Accept header: what the operation declares
+    pagination: dict[str, Any] | None = None  # its resolved `x-sdk-pagination`, if paginated
+    body_media: str | None = None  # the request body's media type when not application/json
+    body_kind: str = "json"  # the request body: "json", "text" (a str) or "binary" (bytes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,8 +83,11 @@ def operations() -> dict[str, Operation]:
                 continue
             params = [deref(p) for p in op.get("parameters", [])]
             security = op.get("security", spec().get("security", []))
-            body = deref(op.get("requestBody", {})).get("content", {}).get("application/json")
+            content = deref(op.get("requestBody", {})).get("content", {})
+            body = json_media(content)
+            body_kind, body_media = request_media(content)
             result = _success_schema(op)
+            reply, accept = reply_media(op, deref)
             found[op["operationId"]] = Operation(
                 operation_id=op["operationId"],
                 method=method.upper(),
@@ -91,6 +99,11 @@ def operations() -> dict[str, Operation]:
                 header_params=tuple(_parameter(p) for p in params if p["in"] == "header"),
                 result_schema=result,
                 result_rule=(result or {}).get("x-sdk-result"),
+                reply=reply,
+                accept=accept,
+                pagination=pagination_of(op),
+                body_media=body_media,
+                body_kind=body_kind,
             )
     return found
 
@@ -113,9 +126,70 @@ def _success_schema(op: dict[str, Any]) -> dict[str, Any] | None:
     responses = op.get("responses", {})
     for status in _SUCCESS:
         if status in responses:
-            media = deref(responses[status]).get("content", {}).get("application/json")
+            media = json_media(deref(responses[status]).get("content", {}))
             return deref(media.get("schema", {})) if media else None
     return None
+
+
+def request_media(content: dict[str, Any]) -> tuple[str, str | None]:
+    """How a request body is sent: ("json", None) for `application/json` (or no body),
+    ("json", type) for another JSON spelling alone, ("text", type) for `text/...` (from a
+    str), ("binary", type) for anything else (from bytes or a file)."""
+    kinds = [str(kind) for kind in content]
+    if not kinds or "application/json" in kinds:
+        return "json", None
+    for kind in kinds:
+        if is_json(kind):
+            return "json", kind
+    kind = kinds[0]
+    return ("text" if kind.lower().startswith("text/") else "binary"), kind
+
+
+def pagination_of(op: dict[str, Any]) -> dict[str, Any] | None:
+    """The operation's pagination as the emitter resolved it into the shipped document."""
+    rule = op.get("x-sdk-pagination")
+    return dict(rule) if isinstance(rule, dict) and "page-argument" in rule else None
+
+
+def is_json(media_type: str) -> bool:
+    """`application/json`, `text/json` and `application/<anything>+json` (parameters aside)."""
+    kind = media_type.split(";", 1)[0].strip().lower()
+    return kind in ("application/json", "text/json") or (
+        kind.startswith("application/") and kind.endswith("+json")
+    )
+
+
+def json_media(content: dict[str, Any]) -> dict[str, Any] | None:
+    """The JSON media type object of a `content` map (`application/json` first), if any."""
+    if "application/json" in content:
+        found: dict[str, Any] = content["application/json"]
+        return found
+    return next((media for kind, media in content.items() if is_json(kind)), None)
+
+
+def reply_media(op: dict[str, Any], resolve: Any) -> tuple[str, str]:
+    """How the success reply is read, and the Accept header that asks for it.
+
+    JSON when the operation declares it in any spelling (a `text/plain` beside it is the
+    same JSON as text) or declares no body: Accept `application/json` (or the JSON types
+    it declares). Otherwise the declared types are asked for, and a `text/...` reply is
+    read as a str, anything else as bytes.
+    """
+    responses = op.get("responses", {})
+    content: dict[str, Any] = {}
+    for status in _SUCCESS:
+        if status in responses:
+            content = resolve(responses[status]).get("content") or {}
+            break
+    if not content:
+        return "json", "application/json"
+    kinds = [str(kind) for kind in content]
+    json_kinds = [kind for kind in kinds if is_json(kind)]
+    if json_kinds:
+        accept = "application/json" if "application/json" in json_kinds else ", ".join(json_kinds)
+        return "json", accept
+    text = all(kind.lower().startswith("text/") for kind in kinds)
+    return ("text" if text else "binary"), ", ".join(kinds)
 
 
 def validate(schema: dict[str, Any], instance: Any) -> list[Problem]:
@@ -184,31 +258,77 @@ def _registry() -> referencing.Registry[Any]:
     import referencing.jsonschema
 
     resource = referencing.Resource.from_contents(
-        _to_json_schema(spec()), default_specification=referencing.jsonschema.DRAFT202012
+        _document_as_json_schema(spec()), default_specification=referencing.jsonschema.DRAFT202012
     )
     registry: referencing.Registry[Any] = referencing.Registry().with_resource(_SPEC_URI, resource)
     return registry
 
 
+def _document_as_json_schema(document: dict[str, Any]) -> dict[str, Any]:
+    """The document with its component schemas translated (what `$ref`s point at)."""
+    components = dict(document.get("components", {}))
+    schemas = components.get("schemas", {})
+    components["schemas"] = {name: _to_json_schema(schema) for name, schema in schemas.items()}
+    return {**document, "components": components}
+
+
+# Keywords whose value is one schema, a list of schemas, or a map of names to schemas: the
+# walk goes through these only, so a property named `format`, `type`, `nullable`,
+# `example`, `pattern` or `$ref` is a name, never a keyword.
+_ONE_SCHEMA = frozenset(
+    {"items", "additionalProperties", "not", "additionalItems", "contains", "propertyNames"}
+    | {"if", "then", "else", "unevaluatedItems", "unevaluatedProperties"}
+)
+_SCHEMA_LISTS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
+_SCHEMA_MAPS = frozenset({"properties", "patternProperties", "$defs", "definitions"})
+
+
 def _to_json_schema(node: Any) -> Any:
-    """Translate OpenAPI 3.0 schema keywords into JSON Schema 2020-12."""
-    if isinstance(node, list):
-        return [_to_json_schema(item) for item in node]
+    """Translate an OpenAPI 3.0 schema into JSON Schema 2020-12, walking it structurally."""
     if not isinstance(node, dict):
-        return node
-    out = {key: _to_json_schema(value) for key, value in node.items() if key != "example"}
-    if isinstance(out.get("$ref"), str) and out["$ref"].startswith("#/"):
-        out["$ref"] = _SPEC_URI + out["$ref"]
+        return node  # `true`/`false` schemas, or a value where a schema was expected
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if key == "example" or key.startswith("x-"):
+            continue
+        if key in _ONE_SCHEMA:
+            out[key] = _to_json_schema(value)
+        elif key in _SCHEMA_LISTS and isinstance(value, list):
+            out[key] = [_to_json_schema(item) for item in value]
+        elif key in _SCHEMA_MAPS and isinstance(value, dict):
+            out[key] = {name: _to_json_schema(item) for name, item in value.items()}
+        else:
+            out[key] = value
+    ref = out.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/"):
+        out["$ref"] = _SPEC_URI + ref
+    _bounds(out)
+    pattern = out.get("pattern")
+    if isinstance(pattern, str) and pattern.endswith("$") and not pattern.endswith("\\$"):
+        out["pattern"] = pattern[:-1] + r"\Z"
+    if out.pop("nullable", False) is True:
+        kind = out.get("type")
+        if isinstance(kind, str):
+            out["type"] = [kind, "null"]
+        elif isinstance(kind, list):
+            out["type"] = [*kind, "null"] if "null" not in kind else kind
+        if isinstance(out.get("enum"), list) and None not in out["enum"]:
+            out["enum"] = [*out["enum"], None]
+        if "type" not in out and out:  # a $ref or an allOf/anyOf: null is one more alternative
+            out = {"anyOf": [out, {"type": "null"}]}
+    return out
+
+
+def _bounds(out: dict[str, Any]) -> None:
+    """`int32`/`int64` ranges, and OpenAPI 3.0's boolean `exclusiveMinimum/Maximum`."""
     if out.get("format") in _INT_RANGES and out.get("type") == "integer":
         low, high = _INT_RANGES[out["format"]]
         out.setdefault("minimum", low)
         out.setdefault("maximum", high)
-    pattern = out.get("pattern")
-    if isinstance(pattern, str) and pattern.endswith("$") and not pattern.endswith("\\$"):
-        out["pattern"] = pattern[:-1] + r"\Z"
-    if out.pop("nullable", False):
-        if "type" in out:
-            out["type"] = [out["type"], "null"]
-        elif out:  # a $ref or an allOf/anyOf: null is one more alternative
-            out = {"anyOf": [out, {"type": "null"}]}
-    return out
+    for exclusive, bound in (("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")):
+        flag = out.get(exclusive)
+        if not isinstance(flag, bool):
+            continue
+        del out[exclusive]
+        if flag and isinstance(out.get(bound), (int, float)):
+            out[exclusive] = out.pop(bound)

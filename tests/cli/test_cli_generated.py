@@ -25,7 +25,9 @@ from edgedelivery_async.cli import _document
 from edgedelivery_async.cli._app import app
 from edgedelivery_async.cli._commands import generated_commands
 from edgedelivery_async.cli._overrides import OVERRIDES
-from edgedelivery_async.testing import FakeEdgeDelivery
+from edgedelivery_async.testing import FakeEdgeDelivery, _shapes
+from edgedelivery_async.testing._document import Document
+from edgedelivery_async.testing._samples import sample
 
 from ._support import Served, plain
 from .conftest import Run
@@ -132,7 +134,8 @@ def test_the_top_level_help_lists_every_exit_status(cli: Run) -> None:
 
 # -------------------------------------------------------- runs against the fake
 def example_body(operation_id: str) -> Any:
-    """The request body example of an operation (its `example`, else its first `examples`)."""
+    """The request body example of an operation (its `example`, else its first `examples`,
+    else, for a required body or one with required fields, the fake's sample of its schema)."""
     spec = _document.document()
     for item in spec["paths"].values():
         for operation in item.values():
@@ -144,6 +147,9 @@ def example_body(operation_id: str) -> Any:
                 return media["example"]
             for example in media.get("examples", {}).values():
                 return _document.deref(example)["value"]
+            schema = _document.deref(media.get("schema", {})) if media else {}
+            if media and (body.get("required") or schema.get("required")):
+                return sample(schema, Document())  # no example: a sample of the schema
     return None
 
 
@@ -179,10 +185,10 @@ def seed(fake: FakeEdgeDelivery, operation_id: str, body: Any) -> list[str] | No
     return None
 
 
-def options_for(operation_id: str, body: dict[str, Any]) -> list[str]:
-    """The example body as field options, spelled as the command declares them."""
+def options_for(operation_id: str, body: dict[str, Any], kind: str = "field") -> list[str]:
+    """The example body (or query values) as options, spelled as the command declares them."""
     command = generated_commands()[operation_id]
-    by_wire = {bound.input.wire: bound for bound in command.bound if bound.input.kind == "field"}
+    by_wire = {bound.input.wire: bound for bound in command.bound if bound.input.kind == kind}
     args: list[str] = []
     for wire, value in body.items():
         bound = by_wire[wire]
@@ -213,6 +219,8 @@ def test_every_operation_runs_against_the_fake(
     if path is None:
         path = [path_value(item) for item in spec.path_params]
     args = [*served.options, *command_of(operation_id), *path]
+    query = {q.wire: sample(q.schema, Document()) for q in spec.query_params if q.required}
+    args += options_for(operation_id, query, "query")
     if body is not None:
         if how == "options" and spec.fields and isinstance(body, dict):
             args += options_for(operation_id, body)
@@ -222,7 +230,10 @@ def test_every_operation_runs_against_the_fake(
             args += ["--body", str(file)]
     result = cli(*args)
     assert result.code == 0, result.err
-    json.loads(result.out)  # the result, as JSON
+    if _schema.operations()[operation_id].reply == "json":
+        json.loads(result.out)  # the result, as JSON
     [sent] = served.fake.requests_for(operation_id)
-    if body is not None:
-        assert sent.json == body
+    if body is not None:  # as the fake records it: passwords redacted
+        document = served.fake.router.document
+        schema = _schema.operations()[operation_id].body_schema
+        assert sent.json == _shapes.redact_passwords(document, schema, body)

@@ -5,6 +5,8 @@ so an operation added to the document is exercised at once. A second document, b
 this module by adding operations to a copy of the shipped one, shows that an operation
 without a hand-written handler answers from the document: auth, path, query and body
 validation, faults and recording like the stateful nine.
+The added operations, paths and schemas are named `Added...` and live under `/added/`, so
+they never meet (and replace) an operation or schema of the document, however it grows.
 """
 
 from __future__ import annotations
@@ -144,7 +146,7 @@ PULL_ZONE_EXAMPLE = {
 def extended_document() -> dict[str, Any]:
     """The shipped document plus operations the fake has no handler for."""
     document = copy.deepcopy(_schema.spec())
-    document["components"]["schemas"]["PullZone"] = {
+    document["components"]["schemas"]["AddedPullZone"] = {
         "type": "object",
         "required": ["Id", "Name"],
         "properties": {
@@ -154,7 +156,7 @@ def extended_document() -> dict[str, Any]:
             "Certificate": {"type": "string", "nullable": True},
         },
     }
-    document["components"]["schemas"]["PullZoneStatistics"] = {
+    document["components"]["schemas"]["AddedPullZoneStatistics"] = {
         "type": "object",
         "required": ["From", "Kind"],
         "properties": {
@@ -174,11 +176,11 @@ def extended_document() -> dict[str, Any]:
                 },
             },
             "Note": {"type": "string", "nullable": True},
-            "Zone": {"$ref": "#/components/schemas/PullZone"},
+            "Zone": {"$ref": "#/components/schemas/AddedPullZone"},
             "Extra": {"type": "object", "additionalProperties": {"type": "integer"}},
         },
     }
-    document["components"]["schemas"]["PurgeResult"] = {
+    document["components"]["schemas"]["AddedPurgeResult"] = {
         "type": "object",
         "x-sdk-result": {
             "value": "data",
@@ -208,9 +210,9 @@ def extended_document() -> dict[str, Any]:
         "description": "The request failed.",
         "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ApiErrorData"}}},
     }
-    document["paths"]["/pullzone/{id}"] = {
+    document["paths"]["/added/pullzone/{id}"] = {
         "get": {
-            "operationId": "PullZone_Get",
+            "operationId": "AddedPullZone_Get",
             "tags": ["Pull Zone"],
             "summary": "Get a pull zone",
             "security": [{"AccessKey": []}],
@@ -228,7 +230,7 @@ def extended_document() -> dict[str, Any]:
                     "description": "The pull zone.",
                     "content": {
                         "application/json": {
-                            "schema": {"$ref": "#/components/schemas/PullZone"},
+                            "schema": {"$ref": "#/components/schemas/AddedPullZone"},
                             "example": PULL_ZONE_EXAMPLE,
                         }
                     },
@@ -236,16 +238,16 @@ def extended_document() -> dict[str, Any]:
             },
         },
         "delete": {
-            "operationId": "PullZone_Delete",
+            "operationId": "AddedPullZone_Delete",
             "tags": ["Pull Zone"],
             "security": [{"AccessKey": []}],
             "parameters": [id_param],
             "responses": {"204": {"description": "Deleted."}, "default": errors},
         },
     }
-    document["paths"]["/pullzone/{id}/statistics"] = {
+    document["paths"]["/added/pullzone/{id}/statistics"] = {
         "get": {
-            "operationId": "PullZone_GetStatistics",
+            "operationId": "AddedPullZone_GetStatistics",
             "tags": ["Pull Zone"],
             "security": [{"AccessKey": []}],
             "parameters": [
@@ -289,7 +291,7 @@ def extended_document() -> dict[str, Any]:
                     "description": "The statistics.",
                     "content": {
                         "application/json": {
-                            "schema": {"$ref": "#/components/schemas/PullZoneStatistics"}
+                            "schema": {"$ref": "#/components/schemas/AddedPullZoneStatistics"}
                         }
                     },
                 },
@@ -297,9 +299,9 @@ def extended_document() -> dict[str, Any]:
             },
         }
     }
-    document["paths"]["/pullzone/{id}/purge"] = {
+    document["paths"]["/added/pullzone/{id}/purge"] = {
         "post": {
-            "operationId": "PullZone_Purge",
+            "operationId": "AddedPullZone_Purge",
             "tags": ["Pull Zone"],
             "security": [{"AccessKey": []}],
             "parameters": [id_param],
@@ -320,7 +322,9 @@ def extended_document() -> dict[str, Any]:
                 "201": {
                     "description": "Purged.",
                     "content": {
-                        "application/json": {"schema": {"$ref": "#/components/schemas/PurgeResult"}}
+                        "application/json": {
+                            "schema": {"$ref": "#/components/schemas/AddedPurgeResult"}
+                        }
                     },
                 },
                 "default": errors,
@@ -331,8 +335,13 @@ def extended_document() -> dict[str, Any]:
 
 
 EXTENDED = extended_document()
-NEW_OPERATIONS = ["PullZone_Delete", "PullZone_Get", "PullZone_GetStatistics", "PullZone_Purge"]
-STATISTICS = "/pullzone/42/statistics?dateFrom=2026-01-01T00:00:00Z"
+NEW_OPERATIONS = [
+    "AddedPullZone_Delete",
+    "AddedPullZone_Get",
+    "AddedPullZone_GetStatistics",
+    "AddedPullZone_Purge",
+]
+STATISTICS = "/added/pullzone/42/statistics?dateFrom=2026-01-01T00:00:00Z"
 
 
 @pytest.fixture
@@ -366,16 +375,16 @@ def test_the_document_builds_a_fake_with_its_new_operations() -> None:
     fake = FakeEdgeDelivery(KEY, document=EXTENDED)
     assert set(NEW_OPERATIONS) <= set(fake.router.operation_ids())
     assert set(OPERATIONS) <= set(fake.router.operation_ids())
-    assert "PullZone_Get" not in _app.HANDLERS  # served with no hand-written line
+    assert "AddedPullZone_Get" not in _app.HANDLERS  # served with no hand-written line
 
 
 async def test_a_new_operation_answers_its_example(client: httpx.AsyncClient) -> None:
     for query in ("", "?includeCertificate=true", "?includeCertificate=false"):
-        response = await client.get(f"/pullzone/42{query}", headers=AUTH)
+        response = await client.get(f"/added/pullzone/42{query}", headers=AUTH)
         assert response.status_code == 200, response.text
         assert response.headers["content-type"] == "application/json"
         assert response.json() == PULL_ZONE_EXAMPLE
-        conforms_extended("PullZone_Get", response)
+        conforms_extended("AddedPullZone_Get", response)
 
 
 @pytest.mark.parametrize("operation_id", NEW_OPERATIONS)
@@ -391,7 +400,7 @@ async def test_every_new_operation_answers_a_valid_request(
 async def test_a_success_without_content_is_its_status_without_a_body(
     client: httpx.AsyncClient,
 ) -> None:
-    response = await client.delete("/pullzone/42", headers=AUTH)
+    response = await client.delete("/added/pullzone/42", headers=AUTH)
     assert response.status_code == 204
     assert response.content == b""
 
@@ -401,7 +410,7 @@ async def test_a_schema_without_example_gets_a_sample_that_fits(
 ) -> None:
     response = await client.get(STATISTICS, headers=AUTH)
     assert response.status_code == 200  # 2XX
-    conforms_extended("PullZone_GetStatistics", response)
+    conforms_extended("AddedPullZone_GetStatistics", response)
     body = response.json()
     assert body["From"] == "2026-01-01T00:00:00Z"
     assert body["Kind"] == "hourly"
@@ -415,20 +424,20 @@ async def test_a_schema_without_example_gets_a_sample_that_fits(
 async def test_a_sample_reads_as_a_success_under_x_sdk_result(
     client: httpx.AsyncClient,
 ) -> None:
-    response = await client.post("/pullzone/42/purge", json={"Url": "/a"}, headers=AUTH)
+    response = await client.post("/added/pullzone/42/purge", json={"Url": "/a"}, headers=AUTH)
     assert response.status_code == 201
-    conforms_extended("PullZone_Purge", response)
+    conforms_extended("AddedPullZone_Purge", response)
     assert response.json()["error"] == {"success": True, "message": ""}
 
 
 async def test_a_new_operation_requires_the_key(client: httpx.AsyncClient) -> None:
     for headers in ({}, {"AccessKey": "wrong"}):
-        response = await client.get("/pullzone/42", headers=headers)
+        response = await client.get("/added/pullzone/42", headers=headers)
         assert response.status_code == 401
         assert response.content == b""  # 401 is not declared: no body
         statistics = await client.get(STATISTICS, headers=headers)
         assert statistics.status_code == 401
-        conforms_extended("PullZone_GetStatistics", statistics)
+        conforms_extended("AddedPullZone_GetStatistics", statistics)
         assert statistics.json()["ErrorKey"] == "authorization.failed"
 
 
@@ -448,9 +457,9 @@ async def test_a_new_operation_requires_the_key(client: httpx.AsyncClient) -> No
 async def test_a_query_the_document_refuses_is_a_400(
     client: httpx.AsyncClient, extended: FakeEdgeDelivery, query: str, field: str
 ) -> None:
-    response = await client.get(f"/pullzone/42?{query}", headers=AUTH)
+    response = await client.get(f"/added/pullzone/42?{query}", headers=AUTH)
     assert response.status_code == 400
-    assert response.content == b""  # PullZone_Get declares no 400 body
+    assert response.content == b""  # AddedPullZone_Get declares no 400 body
     assert extended.requests[-1].status == 400
 
 
@@ -474,9 +483,9 @@ async def test_a_query_the_document_refuses_is_a_400(
 async def test_query_errors_are_the_family_400_naming_the_parameter(
     client: httpx.AsyncClient, query: str, field: str
 ) -> None:
-    response = await client.get(f"/pullzone/42/statistics?{query}", headers=AUTH)
+    response = await client.get(f"/added/pullzone/42/statistics?{query}", headers=AUTH)
     assert response.status_code == 400, response.text
-    conforms_extended("PullZone_GetStatistics", response)
+    conforms_extended("AddedPullZone_GetStatistics", response)
     error = response.json()
     assert error["ErrorKey"] == "request.invalid_query"
     assert error["Field"] == field, error
@@ -502,60 +511,60 @@ async def test_valid_queries_are_accepted(client: httpx.AsyncClient, query: str)
 async def test_path_and_body_of_a_new_operation_are_validated(
     client: httpx.AsyncClient, extended: FakeEdgeDelivery
 ) -> None:
-    bad_id = await client.get("/pullzone/abc/statistics?dateFrom=x", headers=AUTH)
+    bad_id = await client.get("/added/pullzone/abc/statistics?dateFrom=x", headers=AUTH)
     assert bad_id.status_code == 400
     assert bad_id.json()["Field"] == "id"
     for payload in (b"{}", b'{"Url": ""}', b'{"Url": "/a", "x": 1}', b"[1]", b"[" * 100_000):
         response = await client.post(
-            "/pullzone/42/purge",
+            "/added/pullzone/42/purge",
             content=payload,
             headers=AUTH | {"Content-Type": "application/json"},
         )
         assert response.status_code == 400, payload[:20]
-        conforms_extended("PullZone_Purge", response)
+        conforms_extended("AddedPullZone_Purge", response)
     wrong_type = await client.post(
-        "/pullzone/42/purge",
+        "/added/pullzone/42/purge",
         content=b'{"Url": "/a"}',
         headers=AUTH | {"Content-Type": "text/plain"},
     )
     assert wrong_type.status_code == 415  # the `default` response declares every status
-    conforms_extended("PullZone_Purge", wrong_type)
+    conforms_extended("AddedPullZone_Purge", wrong_type)
     assert [r.status for r in extended.requests] == [400] * 6 + [415]
 
 
 async def test_new_operations_take_faults_and_are_recorded(
     client: httpx.AsyncClient, extended: FakeEdgeDelivery
 ) -> None:
-    extended.fail_next("PullZone_Get", status=503, retry_after=2)
-    extended.fail_next("PullZone_GetStatistics", status=429)
-    failed = await client.get("/pullzone/42", headers=AUTH)
+    extended.fail_next("AddedPullZone_Get", status=503, retry_after=2)
+    extended.fail_next("AddedPullZone_GetStatistics", status=429)
+    failed = await client.get("/added/pullzone/42", headers=AUTH)
     assert failed.status_code == 503
     assert failed.headers["retry-after"] == "2"
     limited = await client.get(STATISTICS, headers=AUTH)
     assert limited.status_code == 429
     assert limited.json()["ErrorKey"] == "fake.injected_fault"
-    assert (await client.get("/pullzone/42", headers=AUTH)).status_code == 200
-    recorded = extended.requests_for("PullZone_Get")
+    assert (await client.get("/added/pullzone/42", headers=AUTH)).status_code == 200
+    recorded = extended.requests_for("AddedPullZone_Get")
     assert [(r.status, r.fault) for r in recorded] == [(503, "status"), (200, None)]
     assert recorded[0].headers["accesskey"] == "<redacted>"
-    extended.set_faults(rate_500=1.0, operation_id="PullZone_Delete")
-    assert (await client.delete("/pullzone/42", headers=AUTH)).status_code == 500
-    assert (await client.get("/pullzone/42", headers=AUTH)).status_code == 200
+    extended.set_faults(rate_500=1.0, operation_id="AddedPullZone_Delete")
+    assert (await client.delete("/added/pullzone/42", headers=AUTH)).status_code == 500
+    assert (await client.get("/added/pullzone/42", headers=AUTH)).status_code == 200
 
 
 async def test_a_dropped_connection_on_a_new_operation(extended: FakeEdgeDelivery) -> None:
-    extended.drop_next("PullZone_Get")
+    extended.drop_next("AddedPullZone_Get")
     async with httpx.AsyncClient(transport=extended, base_url="https://fake.test") as http:
         with pytest.raises(httpx.ConnectError):
-            await http.get("/pullzone/42", headers=AUTH)
-    assert [r.fault for r in extended.requests_for("PullZone_Get")] == ["dropped"]
+            await http.get("/added/pullzone/42", headers=AUTH)
+    assert [r.fault for r in extended.requests_for("AddedPullZone_Get")] == ["dropped"]
 
 
 async def test_head_and_options_on_a_new_path(client: httpx.AsyncClient) -> None:
-    head = await client.head("/pullzone/42", headers=AUTH)
+    head = await client.head("/added/pullzone/42", headers=AUTH)
     assert head.status_code == 200
     assert head.content == b""
-    options = await client.options("/pullzone/42")
+    options = await client.options("/added/pullzone/42")
     assert options.status_code == 204
     assert options.headers["allow"] == "DELETE, GET, HEAD, OPTIONS"
 
@@ -580,11 +589,11 @@ async def test_the_nine_keep_their_state_next_to_new_operations(
 
 def test_unknown_operation_ids_are_still_refused() -> None:
     fake = FakeEdgeDelivery(KEY, document=EXTENDED)
-    fake.fail_next("PullZone_Get")
-    with pytest.raises(KeyError, match="PullZone_Nope"):
-        fake.fail_next("PullZone_Nope")
-    with pytest.raises(KeyError, match="PullZone_Get"):
-        FakeEdgeDelivery(KEY).fail_next("PullZone_Get")  # not in the shipped document
+    fake.fail_next("AddedPullZone_Get")
+    with pytest.raises(KeyError, match="AddedPullZone_Nope"):
+        fake.fail_next("AddedPullZone_Nope")
+    with pytest.raises(KeyError, match="AddedPullZone_Get"):
+        FakeEdgeDelivery(KEY).fail_next("AddedPullZone_Get")  # not in the shipped document
 
 
 async def test_a_document_without_one_of_the_nine_still_starts() -> None:
@@ -604,7 +613,7 @@ def test_the_shipped_document_is_not_changed_by_a_custom_one() -> None:
     before = json.dumps(_schema.spec(), sort_keys=True)
     FakeEdgeDelivery(KEY, document=EXTENDED)
     assert json.dumps(_schema.spec(), sort_keys=True) == before
-    assert "/pullzone/{id}" not in _schema.spec()["paths"]
+    assert "/added/pullzone/{id}" not in _schema.spec()["paths"]
 
 
 @pytest.mark.parametrize("name", sorted(_schema.spec()["components"]["schemas"]))

@@ -5,12 +5,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from edgedelivery_async._call import Call, Resource, body_of, endpoint
 
-from ..models import ScriptVariable
+from .. import models as _models
 from ..types import UNSET, Unset
+
+if TYPE_CHECKING:  # models load when first used (a result is read), not at import
+    from ..models import ScriptVariable
 
 
 class Compute(Resource):
@@ -55,7 +58,7 @@ class Compute(Resource):
         """
         return Call(
             "ComputeScript_AddVariable",
-            ScriptVariable,
+            _models.ScriptVariable,
             path={
                 "id": script_id,
             },

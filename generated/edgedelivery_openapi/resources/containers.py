@@ -5,21 +5,24 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from edgedelivery_async._call import Call, Resource, body_of, endpoint, pairs
 
-from ..models import (
-    ContainerTemplate,
-    ContainerTemplateCreate,
-    EndpointCreate,
-    EntryPoint,
-    EnvironmentVariable,
-    EnvironmentVariableMap,
-    Probes,
-    VolumeMount,
-)
+from .. import models as _models
 from ..types import UNSET, Unset
+
+if TYPE_CHECKING:  # models load when first used (a result is read), not at import
+    from ..models import (
+        ContainerTemplate,
+        ContainerTemplateCreate,
+        EndpointCreate,
+        EntryPoint,
+        EnvironmentVariable,
+        EnvironmentVariableMap,
+        Probes,
+        VolumeMount,
+    )
 
 
 class Containers(Resource):
@@ -63,7 +66,7 @@ class Containers(Resource):
         """
         return Call(
             "ContainerTemplate_SetEnvironmentVariables",
-            ContainerTemplate,
+            _models.ContainerTemplate,
             path={
                 "appId": app_id,
                 "containerId": container_id,
@@ -125,7 +128,7 @@ class Containers(Resource):
         """
         return Call(
             "ContainerTemplate_Add",
-            ContainerTemplate,
+            _models.ContainerTemplate,
             path={
                 "appId": app_id,
             },

@@ -5,12 +5,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from edgedelivery_async._call import Call, Resource, body_of, endpoint
 
-from ..models import DnsRecord
 from ..types import UNSET, Unset
+
+if TYPE_CHECKING:  # models load when first used (a result is read), not at import
+    from ..models import DnsRecord
 
 
 class DnsZones(Resource):

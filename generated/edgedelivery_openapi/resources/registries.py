@@ -5,12 +5,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from edgedelivery_async._call import Call, Resource, body_of, endpoint
 
-from ..models import ContainerRegistry, ContainerRegistryType, PasswordCredentials
+from .. import models as _models
 from ..types import UNSET, Unset
+
+if TYPE_CHECKING:  # models load when first used (a result is read), not at import
+    from ..models import ContainerRegistry, ContainerRegistryType, PasswordCredentials
 
 
 class Registries(Resource):
@@ -106,7 +109,7 @@ class Registries(Resource):
         """
         return Call(
             "ContainerRegistry_Get",
-            ContainerRegistry,
+            _models.ContainerRegistry,
             path={
                 "registryId": registry_id,
             },

@@ -4,9 +4,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from edgedelivery_async._call import Call, Resource, endpoint
 
-from ..models import ShieldZoneConfig, UploadScanningConfig
+from .. import models as _models
+
+if TYPE_CHECKING:  # models load when first used (a result is read), not at import
+    from ..models import ShieldZoneConfig, UploadScanningConfig
 
 
 class Shield(Resource):
@@ -48,7 +53,7 @@ class Shield(Resource):
         """
         return Call(
             "ShieldZone_GetByPullZone",
-            ShieldZoneConfig,
+            _models.ShieldZoneConfig,
             path={
                 "pullZoneId": pull_zone_id,
             },
@@ -91,7 +96,7 @@ class Shield(Resource):
         """
         return Call(
             "ShieldZone_GetUploadScanning",
-            UploadScanningConfig,
+            _models.UploadScanningConfig,
             path={
                 "shieldZoneId": shield_zone_id,
             },

@@ -99,9 +99,16 @@ def snake_case(value: str) -> str:
 
 
 def identifier(name: str) -> str:
-    """A valid Python name, as the generator makes it (`codegen/emit_sdk.py`)."""
+    """A valid Python name, as the emitter makes it (`codegen/emit_sdk.py` `_identifier`).
+
+    Names the emitter chose otherwise (collisions) are written into the shipped document
+    as hints (`x-sdk-method`, `x-sdk-name`, `x-sdk-field-names`, `x-sdk-body-name`)."""
     name = re.sub(r"\W", "_", name)
-    if not name or name[0].isdigit() or keyword.iskeyword(name):
+    if not name:
+        name = "value"
+    if name[0].isdigit():
+        name = f"n_{name}"
+    if keyword.iskeyword(name):
         name = f"{name}_"
     return name
 
@@ -225,11 +232,13 @@ def _operation(
         whole = body.get("x-sdk-body")
         properties = body_schema.get("properties")
         has_properties = bool(properties)
+        renamed_body = operation.get("x-sdk-body-name")
+        field_names: dict[str, str] = operation.get("x-sdk-field-names") or {}
         if not properties:
-            body_param = identifier(whole or "body")
+            body_param = renamed_body or identifier(whole or "body")
         else:
             if whole:
-                body_param = identifier(whole)
+                body_param = renamed_body or identifier(whole)
             required = set(body_schema.get("required", []))
             for wire, prop in properties.items():
                 if deref(prop).get("readOnly"):  # as the generator decides
@@ -239,7 +248,8 @@ def _operation(
                     Input(
                         "field",
                         wire,
-                        identifier(prop.get("x-sdk-name") or snake_case(wire)),
+                        field_names.get(wire)
+                        or identifier(prop.get("x-sdk-name") or snake_case(wire)),
                         target,
                         wire in required and not whole,
                         _first_paragraph(prop.get("description") or target.get("description", "")),

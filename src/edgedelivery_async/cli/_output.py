@@ -31,7 +31,12 @@ def to_jsonable(value: Any) -> Any:
 
 
 def print_json(value: Any) -> None:
-    """Pretty JSON (indent 2) on stdout."""
+    """Pretty JSON (indent 2) on stdout; a binary result (bytes) as it came."""
+    if isinstance(value, bytes | bytearray):
+        sys.stdout.flush()
+        sys.stdout.buffer.write(value)
+        sys.stdout.buffer.flush()
+        return
     sys.stdout.write(json.dumps(to_jsonable(value), indent=2, ensure_ascii=False) + "\n")
     sys.stdout.flush()
 

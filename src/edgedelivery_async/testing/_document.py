@@ -76,8 +76,8 @@ class Document:
             return [self._inline(item, trail) for item in node]
         if not isinstance(node, dict):
             return node
-        if "$ref" in node:
-            ref = str(node["$ref"])
+        if isinstance(node.get("$ref"), str):  # a property named `$ref` is a name
+            ref = node["$ref"]
             if ref in trail:
                 raise ValueError(f"a recursive schema ({ref}) is not supported here")
             target = self._inline(self.deref({"$ref": ref}), (*trail, ref))
@@ -102,8 +102,11 @@ def read_operations(
                 continue
             params = [resolve(p) for p in op.get("parameters", [])]
             security = op.get("security", spec.get("security", []))
-            media = resolve(op.get("requestBody", {})).get("content", {}).get("application/json")
+            content = resolve(op.get("requestBody", {})).get("content", {})
+            media = _schema.json_media(content)
+            body_kind, body_media = _schema.request_media(content)
             result = _success_schema(op, resolve)
+            reply, accept = _schema.reply_media(op, resolve)
             found[op["operationId"]] = _schema.Operation(
                 operation_id=op["operationId"],
                 method=method.upper(),
@@ -115,6 +118,11 @@ def read_operations(
                 header_params=tuple(_schema._parameter(p) for p in params if p["in"] == "header"),
                 result_schema=result,
                 result_rule=(result or {}).get("x-sdk-result"),
+                reply=reply,
+                accept=accept,
+                pagination=_schema.pagination_of(op),
+                body_media=body_media,
+                body_kind=body_kind,
             )
     return found
 
@@ -123,6 +131,6 @@ def _success_schema(op: dict[str, Any], resolve: Deref) -> dict[str, Any] | None
     responses = op.get("responses", {})
     for status in SUCCESS:
         if status in responses:
-            media = resolve(responses[status]).get("content", {}).get("application/json")
+            media = _schema.json_media(resolve(responses[status]).get("content", {}))
             return resolve(media.get("schema", {})) if media else None
     return None

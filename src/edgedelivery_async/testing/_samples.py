@@ -196,8 +196,10 @@ def from_pattern(pattern: str) -> str | None:
     """The shortest plain string a regular expression matches (None if unsure).
 
     Reads the pattern with the `re` module's own parser: literals, classes (their first
-    member), repeats (their minimum), groups, the first branch, anchors; anything else
-    (lookarounds, backreferences) gives None and the caller tries its fixed candidates.
+    member), repeats (their minimum), groups, the first branch, anchors, negative
+    lookarounds (skipped: the result is checked against the pattern); anything else
+    (positive lookarounds, backreferences) gives None and the caller tries its fixed
+    candidates.
     """
     try:
         from re import _parser  # type: ignore[attr-defined]
@@ -218,8 +220,8 @@ def _from_parsed(items: Any) -> str | None:
             out.append("a" if chr(arg) != "a" else "b")
         elif name == "ANY":
             out.append("a")
-        elif name == "AT":
-            continue
+        elif name in ("AT", "ASSERT_NOT"):
+            continue  # a negative lookaround only excludes; the final search checks it
         elif name == "IN":
             char = _from_class(arg)
             if char is None:

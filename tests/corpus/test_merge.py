@@ -1,0 +1,104 @@
+"""scripts/merge-corpus.py merges the published documents and touches nothing else."""
+
+from __future__ import annotations
+
+import copy
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ._corpus import ROOT, merge_script, operations, published
+
+DOCUMENT = ROOT / "openapi" / "edge-delivery-1.0.0.yaml"
+
+
+def _shape(path: str) -> str:
+    return re.sub(r"\{[^}]*\}", "{}", path)
+
+
+def _refs(node: Any) -> list[str]:
+    if isinstance(node, dict):
+        own = [node["$ref"]] if isinstance(node.get("$ref"), str) else []
+        return own + [ref for value in node.values() for ref in _refs(value)]
+    if isinstance(node, list):
+        return [ref for value in node for ref in _refs(value)]
+    return []
+
+
+def test_the_merge_keeps_ours_adds_theirs_and_tells_ids_apart(tmp_path: Path) -> None:
+    output = tmp_path / "merged.yaml"
+    assert merge_script().main(["--document", str(DOCUMENT), "--output", str(output)]) == 0
+    ours = yaml.safe_load(DOCUMENT.read_text(encoding="utf-8"))
+    merged = yaml.safe_load(output.read_text(encoding="utf-8"))
+
+    # Our operations are unchanged and where they were.
+    for method, path, op in operations(ours):
+        assert merged["paths"][path][method] == op
+    # Every published operation is there once: ours where the wire path is ours.
+    ours_shapes = {(m, _shape(p)) for m, p, _ in operations(ours)}
+    expected = len(operations(ours))
+    for document in published().values():
+        base = re.sub(r"^https?://[^/]+", "", document["servers"][0]["url"]).rstrip("/")
+        for method, path, _ in operations(document):
+            expected += (method, _shape(base + path)) not in ours_shapes
+    assert len(operations(merged)) == expected
+    # operationIds are unique; every $ref resolves.
+    ids = [op["operationId"] for _, _, op in operations(merged) if "operationId" in op]
+    assert len(ids) == len(set(ids))
+    for ref in _refs(merged):
+        target: Any = merged
+        for part in ref.removeprefix("#/").split("/"):
+            target = target[part]
+    # Our components are ours, unchanged.
+    for name, schema in ours["components"]["schemas"].items():
+        assert merged["components"]["schemas"][name] == schema
+
+
+def test_a_repeated_operation_id_is_told_apart_by_its_method() -> None:
+    document: dict[str, Any] = {"paths": {}, "components": {"schemas": {}}}
+    op = {"operationId": "Update Rule", "responses": {"204": {"description": "ok"}}}
+    source = {
+        "servers": [{"url": "https://api.example.invalid/mc"}],
+        "security": [{"AccessKey": []}],
+        "paths": {"/rules/{id}": {"put": copy.deepcopy(op), "patch": copy.deepcopy(op)}},
+        "components": {"schemas": {"Rule": {"type": "object"}}},
+    }
+    notes = merge_script().merge(document, source, "Shield")
+    item = document["paths"]["/mc/rules/{id}"]
+    assert item["put"]["operationId"] == "Update Rule"
+    assert item["patch"]["operationId"] == "Update Rule (PATCH)"
+    assert item["patch"]["security"] == [{"AccessKey": []}]
+    assert any("told apart" in note for note in notes)
+
+
+def test_a_taken_component_name_is_renamed_and_its_refs_follow() -> None:
+    document: dict[str, Any] = {
+        "paths": {},
+        "components": {"schemas": {"Problem": {"type": "object", "properties": {"a": {}}}}},
+    }
+    source = {
+        "paths": {
+            "/x": {
+                "get": {
+                    "operationId": "X_Get",
+                    "responses": {
+                        "200": {
+                            "description": "ok",
+                            "content": {
+                                "application/json": {
+                                    "schema": {"$ref": "#/components/schemas/Problem"}
+                                }
+                            },
+                        }
+                    },
+                }
+            }
+        },
+        "components": {"schemas": {"Problem": {"type": "object", "properties": {"b": {}}}}},
+    }
+    merge_script().merge(document, source, "Core")
+    assert document["components"]["schemas"]["CoreProblem"]["properties"] == {"b": {}}
+    media = document["paths"]["/x"]["get"]["responses"]["200"]["content"]["application/json"]
+    assert media["schema"] == {"$ref": "#/components/schemas/CoreProblem"}

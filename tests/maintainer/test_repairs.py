@@ -1,0 +1,193 @@
+"""Documents taken as published: codegen/prepare_spec.py repairs what a rule can mend and
+names the operation; what it cannot mend fails with the operation, the reason and the fix.
+scripts/regenerate.sh prints one line per repair."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _prepare_spec() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("prepare_spec", ROOT / "codegen/prepare_spec.py")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+prepare_spec = _prepare_spec()
+OK = {"204": {"description": "done"}}
+
+
+def _document(paths: dict[str, Any]) -> dict[str, Any]:
+    return {"openapi": "3.0.3", "paths": paths, "components": {"schemas": {}}}
+
+
+def test_a_nullable_path_parameter_becomes_a_required_string() -> None:
+    parameter = {"name": "ruleId", "in": "path", "schema": {"type": "string", "nullable": True}}
+    document = _document(
+        {
+            "/rules/{ruleId}": {
+                "delete": {"operationId": "Rule_Delete", "parameters": [parameter], "responses": OK}
+            }
+        }
+    )
+    repaired, done = prepare_spec.repair(document)
+    (fixed,) = repaired["paths"]["/rules/{ruleId}"]["delete"]["parameters"]
+    assert fixed == {"name": "ruleId", "in": "path", "required": True, "schema": {"type": "string"}}
+    assert done == [
+        "DELETE /rules/{ruleId} (Rule_Delete): path parameter 'ruleId' was nullable;"
+        " it is a required string"
+    ]
+    assert document["paths"]["/rules/{ruleId}"]["delete"]["parameters"] == [parameter]
+
+
+def test_a_path_parameter_the_path_lacks_is_dropped_and_an_undeclared_one_added() -> None:
+    operation = {
+        "operationId": "Script_Publish",
+        "parameters": [
+            {"name": "id", "in": "path", "required": True, "schema": {"type": "integer"}},
+            {"name": "uuid", "in": "path", "required": True, "schema": {"type": "string"}},
+            {"name": "q", "in": "query", "schema": {"type": "string"}},
+        ],
+        "responses": OK,
+    }
+    other = {"operationId": "Script_Undeclared", "responses": OK}
+    repaired, done = prepare_spec.repair(
+        _document({"/script/{id}/publish": {"post": operation}, "/x/{name}": {"get": other}})
+    )
+    names = [p["name"] for p in repaired["paths"]["/script/{id}/publish"]["post"]["parameters"]]
+    assert names == ["id", "q"]
+    (added,) = repaired["paths"]["/x/{name}"]["get"]["parameters"]
+    assert added == {"name": "name", "in": "path", "required": True, "schema": {"type": "string"}}
+    assert done == [
+        "POST /script/{id}/publish (Script_Publish): path parameter 'uuid' is not in the path;"
+        " dropped",
+        "GET /x/{name} (Script_Undeclared): path parameter 'name' was not declared;"
+        " it is a required string",
+    ]
+
+
+def test_an_operation_without_an_id_gets_its_method_and_path() -> None:
+    repaired, done = prepare_spec.repair(_document({"/log/forwarding": {"get": {"responses": OK}}}))
+    assert repaired["paths"]["/log/forwarding"]["get"]["operationId"] == "GET /log/forwarding"
+    assert done == ["GET /log/forwarding: no operationId; it is 'GET /log/forwarding'"]
+
+
+def test_path_level_parameters_move_onto_each_operation() -> None:
+    shared = {"name": "id", "in": "path", "required": True, "schema": {"type": "integer"}}
+    item = {"parameters": [shared], "get": {"operationId": "A_Get", "responses": OK}}
+    repaired, _ = prepare_spec.repair(_document({"/a/{id}": item}))
+    assert "parameters" not in repaired["paths"]["/a/{id}"]
+    assert repaired["paths"]["/a/{id}"]["get"]["parameters"] == [shared]
+
+
+def test_the_shipped_document_needs_no_repair() -> None:
+    document = yaml.safe_load((ROOT / "openapi/edge-delivery-1.0.0.yaml").read_text("utf-8"))
+    repaired, done = prepare_spec.repair(document)
+    assert done == []
+    assert repaired == document
+
+
+@pytest.mark.parametrize(
+    ("paths", "expected"),
+    [
+        (
+            {
+                "/a": {"put": {"operationId": "Same", "responses": OK}},
+                "/b": {"patch": {"operationId": "Same", "responses": OK}},
+            },
+            "PATCH /b: operationId 'Same' is also the id of PUT /a. Fix: give one of them",
+        ),
+        (
+            {
+                "/a": {
+                    "get": {
+                        "operationId": "A_Get",
+                        "responses": {
+                            "200": {
+                                "description": "ok",
+                                "content": {
+                                    "application/json": {
+                                        "schema": {"$ref": "#/components/schemas/Gone"}
+                                    }
+                                },
+                            }
+                        },
+                    }
+                }
+            },
+            "GET /a (A_Get): $ref '#/components/schemas/Gone' points at nothing. Fix: add the",
+        ),
+    ],
+)
+def test_what_cannot_be_repaired_names_the_operation_reason_and_fix(
+    paths: dict[str, Any], expected: str
+) -> None:
+    with pytest.raises(prepare_spec.Unrepairable, match="Fix") as raised:
+        prepare_spec.repair(_document(paths))
+    assert expected in str(raised.value)
+
+
+def test_regenerate_prints_each_repair_and_names_a_fault_it_cannot_mend(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    for name in ("openapi", "codegen", "scripts", "generated"):
+        shutil.copytree(ROOT / name, root / name, ignore=shutil.ignore_patterns("__pycache__"))
+    document = root / "openapi" / "edge-delivery-1.0.0.yaml"
+    spec = yaml.safe_load(document.read_text(encoding="utf-8"))
+    spec["paths"]["/pullzone/{pullZoneId}/edgerules/{edgeRuleId}"] = {
+        "delete": {
+            "operationId": "PullZonePublic_DeleteEdgeRule",
+            "tags": ["Pull Zone"],
+            "parameters": [
+                {
+                    "name": "pullZoneId",
+                    "in": "path",
+                    "required": True,
+                    "schema": {"type": "integer"},
+                },
+                {
+                    "name": "edgeRuleId",
+                    "in": "path",
+                    "required": True,
+                    "schema": {"type": "string", "nullable": True},
+                },
+            ],
+            "responses": OK,
+        }
+    }
+    document.write_text(yaml.safe_dump(spec, sort_keys=False), encoding="utf-8")
+    env = {**os.environ, "PYTHON": sys.executable}
+    command = ["bash", "scripts/regenerate.sh"]
+    ran = subprocess.run(command, cwd=root, env=env, capture_output=True, text=True, check=False)
+    assert ran.returncode == 0, ran.stderr
+    assert (
+        "repaired DELETE /pullzone/{pullZoneId}/edgerules/{edgeRuleId}"
+        " (PullZonePublic_DeleteEdgeRule): path parameter 'edgeRuleId' was nullable" in ran.stdout
+    )
+    surface = (root / "generated" / "PUBLIC_API.txt").read_text(encoding="utf-8")
+    assert "method pull_zones.delete_edge_rule(pull_zone_id: int, edge_rule_id: str" in surface
+
+    spec["paths"]["/again"] = {
+        "get": {"operationId": "PullZonePublic_DeleteEdgeRule", "responses": OK}
+    }
+    document.write_text(yaml.safe_dump(spec, sort_keys=False), encoding="utf-8")
+    failed = subprocess.run(command, cwd=root, env=env, capture_output=True, text=True, check=False)
+    assert failed.returncode == 1
+    assert "GET /again: operationId 'PullZonePublic_DeleteEdgeRule' is also the id of" in (
+        failed.stderr
+    )
+    assert "nothing was written" in failed.stderr

@@ -1,0 +1,121 @@
+"""Request bodies are sent in the media type the document gives (issue 20, item 5): a JSON
+spelling other than application/json as itself, `text/plain` from a str,
+`application/octet-stream` from bytes or a binary file. On a copy of the project, three
+such operations are added and regenerated; the copy's client sends them on an httpx mock
+and against the fake."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+DONE = {"204": {"description": "Done."}}
+
+
+def _operation(operation_id: str, media: str, schema: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "operationId": operation_id,
+        "tags": ["Compute"],
+        "security": [{"AccessKey": []}],
+        "parameters": [
+            {"name": "id", "in": "path", "required": True, "schema": {"type": "integer"}}
+        ],
+        "requestBody": {"required": True, "content": {media: {"schema": schema}}},
+        "responses": DONE,
+    }
+
+
+SCRIPT = textwrap.dedent(
+    """
+    import asyncio, io, json
+    import httpx
+    from edgedelivery_async import EdgeDeliveryClient, InvalidRequestError
+    from edgedelivery_async.testing import FakeEdgeDelivery
+
+    seen = []
+
+    def reply(request):
+        seen.append((request.headers["content-type"], request.content))
+        return httpx.Response(204)
+
+    async def main():
+        mock = httpx.AsyncClient(transport=httpx.MockTransport(reply))
+        async with EdgeDeliveryClient("k", "https://api.test", http_client=mock) as client:
+            await client.compute.set_code(7, "export default 1;")
+            await client.compute.upload(7, b"\\x00\\x01")
+            await client.compute.upload(7, io.BytesIO(b"file"))
+            await client.compute.set_json(7, name="x")
+            for call in (lambda: client.compute.set_code(7, b"no"),
+                         lambda: client.compute.upload(7, "no")):
+                try:
+                    await call()
+                except InvalidRequestError as error:
+                    assert "body" in str(error) or "must be" in str(error), error
+                else:
+                    raise AssertionError("a body of the wrong kind was sent")
+        assert seen == [
+            ("text/plain", b"export default 1;"),
+            ("application/octet-stream", b"\\x00\\x01"),
+            ("application/octet-stream", b"file"),
+            ("text/json", b'{"Name":"x"}'),
+        ], seen
+        fake = FakeEdgeDelivery(access_key="k")
+        http = httpx.AsyncClient(transport=fake)
+        async with EdgeDeliveryClient("k", "https://fake.test", http_client=http) as client:
+            assert await client.compute.set_code(7, "x") is None
+            assert await client.compute.upload(7, b"x") is None
+            assert await client.compute.set_json(7, name="x") is None
+
+    asyncio.run(main())
+    print("ok")
+    """
+)
+
+
+def test_request_bodies_go_in_the_declared_media_type(tmp_path: Path) -> None:
+    copy = tmp_path / "project"
+    for folder in ("openapi", "codegen", "scripts", "generated", "src"):
+        shutil.copytree(ROOT / folder, copy / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    document = copy / "openapi" / "edge-delivery-1.0.0.yaml"
+    spec = yaml.safe_load(document.read_text(encoding="utf-8"))
+    text = {"type": "string"}
+    binary = {"type": "string", "format": "binary"}
+    named = {"type": "object", "properties": {"Name": {"type": "string"}}}
+    spec["paths"]["/compute/script/{id}/code"] = {
+        "post": {**_operation("Script_SetCode", "text/plain", text), "x-sdk-method": "set_code"}
+    }
+    spec["paths"]["/compute/script/{id}/upload"] = {
+        "put": _operation("Script_Upload", "application/octet-stream", binary)
+    }
+    spec["paths"]["/compute/script/{id}/json"] = {
+        "put": {**_operation("Script_SetJson", "text/json", named), "x-sdk-method": "set_json"}
+    }
+    document.write_text(yaml.safe_dump(spec, sort_keys=False), encoding="utf-8")
+    env = {**os.environ, "PYTHON": sys.executable}
+    command = ["bash", "scripts/regenerate.sh"]
+    ran = subprocess.run(command, cwd=copy, env=env, capture_output=True, text=True, check=False)
+    assert ran.returncode == 0, ran.stderr
+    surface = (copy / "generated" / "PUBLIC_API.txt").read_text(encoding="utf-8")
+    assert "method compute.set_code(id: int, body: str) -> None" in surface
+    assert "method compute.upload(id: int, body: bytes | IO[bytes]) -> None" in surface
+
+    path = os.pathsep.join([str(copy / "src"), str(copy / "generated")])
+    run = subprocess.run(
+        [sys.executable, "-c", SCRIPT],
+        cwd=copy,
+        env={**os.environ, "PYTHONPATH": path},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert run.stdout.strip().endswith("ok")
