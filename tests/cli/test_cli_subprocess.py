@@ -66,6 +66,40 @@ def test_console_script_dumps_ids_piped_on_stdin(served: Served) -> None:
     assert "done: 60 pull zones: 50 succeeded, 10 failed (NotFoundError 10)" in done.stderr
 
 
+def test_ids_from_a_slow_pipe_are_written_as_they_finish(served: Served, tmp_path: Path) -> None:
+    """Five ids, then a pipe that stays open: their lines are written without waiting
+    for more ids (the old bulk loop filled its window of 100 from the source first and
+    wrote nothing), and Ctrl-C then keeps them."""
+    served.fake.seed_pull_zones(5)
+    out = tmp_path / "out.jsonl"
+    process = subprocess.Popen(
+        [console_script(), "--base-url", served.url, "shield", "dump", "--ids-file", "-",
+         "-o", str(out)],
+        env=subprocess_env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )  # fmt: skip
+    try:
+        assert process.stdin is not None
+        process.stdin.write("1\n2\n3\n4\n5\n")
+        process.stdin.flush()  # and the pipe stays open: more ids may come
+        deadline = time.monotonic() + 30
+        while not (out.exists() and out.read_text().count("\n") == 5):
+            assert process.poll() is None, process.communicate()
+            assert time.monotonic() < deadline, "the finished ids were not written"
+            time.sleep(0.05)
+        process.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert process.returncode == 130, stderr
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert sorted(line["pullZoneId"] for line in lines) == [1, 2, 3, 4, 5]
+    assert "interrupted: 5 pull zones: 5 succeeded" in stderr
+
+
 def test_ctrl_c_stops_cleanly_and_keeps_complete_lines(slow: Served, tmp_path: Path) -> None:
     out = tmp_path / "out.jsonl"
     process = subprocess.Popen(

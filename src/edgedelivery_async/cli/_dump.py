@@ -80,6 +80,7 @@ async def dump(
     try:
         async with (
             live,
+            _flushing(writer),
             _closing(ids),
             _closing(results),
         ):
@@ -101,6 +102,23 @@ async def dump(
         raise
     finally:
         stats.elapsed = counters.elapsed
+
+
+@contextlib.asynccontextmanager
+async def _flushing(writer: LineWriter) -> AsyncIterator[None]:
+    """Flush the lines every `flush_interval` even when no new line comes to do it."""
+    import asyncio
+
+    async def flush() -> None:
+        while True:
+            await asyncio.sleep(writer.flush_interval)
+            writer.flush()
+
+    task = asyncio.get_running_loop().create_task(flush())
+    try:
+        yield
+    finally:
+        task.cancel()
 
 
 @contextlib.asynccontextmanager

@@ -170,6 +170,16 @@ class LineWriter:
         self.lines += 1
         return line
 
+    def flush(self) -> None:
+        """Flush what was written since the last flush (a slow source's lines too)."""
+        if self.stream is None or self.broken:
+            return
+        try:
+            self.stream.flush()
+        except BrokenPipeError:
+            self._broken_pipe()
+        self._flushed = time.monotonic()
+
     def close(self) -> None:
         """Flush, and close the file if this writer opened it."""
         if self.stream is None:
