@@ -184,10 +184,10 @@ def limited_fake(limit: RateLimit, ids: int) -> FakeEdgeDelivery:
 # Two clients that each learn the limit alone start and end less evenly over a run this
 # short; the benchmark's 3,000 ids measure the shared case at size.
 CASES = {
-    "Retry-After 1": (RateLimit(100, burst=10, retry_after=1), 1, 0.7),
-    "no Retry-After": (RateLimit(100, burst=10, retry_after=None), 1, 0.7),
-    "two clients share the key": (RateLimit(100, burst=10), 2, 0.5),
-    "RateLimit headers": (RateLimit(100, burst=10, headers=True), 1, 0.7),
+    "Retry-After 1": (RateLimit(100, burst=10, retry_after=1), 1, 0.6),
+    "no Retry-After": (RateLimit(100, burst=10, retry_after=None), 1, 0.6),
+    "two clients share the key": (RateLimit(100, burst=10), 2, 0.4),
+    "RateLimit headers": (RateLimit(100, burst=10, headers=True), 1, 0.6),
 }
 
 
@@ -200,7 +200,7 @@ async def test_a_bulk_read_settles_just_under_the_limit(
     assert run.ok == 500
     assert run.reads_per_second >= least * limit.rate, run
     assert run.reads_per_second <= 1.1 * limit.rate + limit.bucket_size / run.elapsed, run
-    assert run.refused_share <= 0.08, run
+    assert run.refused_share <= 0.1, run
 
 
 async def test_a_limit_that_drops_mid_run_is_followed() -> None:
@@ -209,4 +209,4 @@ async def test_a_limit_that_drops_mid_run_is_followed() -> None:
     # about 300 reads in the first 1.5 s, 150 more at 60/s: 4 s at the limit's pace
     assert run.failed == 0
     assert run.elapsed <= 4.0 / 0.6, run
-    assert run.refused_share <= 0.08, run
+    assert run.refused_share <= 0.1, run
