@@ -265,6 +265,8 @@ class EdgeDeliveryClient(Resources):
             shown.append(f"hooks={_shown_hooks(options.hooks)}")
         if options.telemetry is not None:
             shown.append(f"telemetry={type(options.telemetry).__name__}()")
+        if self._engine.rate.policy != RateControl():
+            shown.append(f"rate_control={self._engine.rate.policy!r}")
         return f"EdgeDeliveryClient({', '.join(shown)})"
 
 

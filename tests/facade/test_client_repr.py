@@ -68,3 +68,13 @@ def test_never_the_key(client: EdgeDeliveryClient) -> None:
     for each in (client, client.with_options(timeout=1), client.with_options(headers={"X": "y"})):
         assert KEY not in repr(each)
         assert KEY not in str(each)
+
+
+def test_a_rate_control_not_at_its_default_is_shown() -> None:
+    from edgedelivery_async import RateControl
+
+    plain = EdgeDeliveryClient("k", "https://api.test")
+    assert "rate_control" not in repr(plain)
+    capped = EdgeDeliveryClient("k", "https://api.test", rate_control=RateControl(max_rate=180))
+    assert "rate_control=RateControl(adaptive=True, max_rate=180" in repr(capped)
+    assert "rate_control=RateControl(" in repr(capped.with_options(timeout=3))
