@@ -36,6 +36,7 @@ def merged(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for name in COPIED:
         shutil.copytree(ROOT / name, copy / name, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy2(ROOT / "pyproject.toml", copy / "pyproject.toml")  # pytest's settings
+    shutil.copy2(ROOT / "generator-config.yaml", copy / "generator-config.yaml")
     env = {**os.environ, "PYTHON": sys.executable}
     merge = [sys.executable, "scripts/merge-corpus.py", "--corpus", str(CORPUS)]
     merged = subprocess.run(merge, cwd=copy, env=env, capture_output=True, text=True, check=False)

@@ -14,6 +14,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _emit_sdk() -> ModuleType:
+    """codegen/emit_sdk.py as a module, its folder first on sys.path as when run as a
+    script (it imports codegen/docstrings.py beside it)."""
+    if str(ROOT / "codegen") not in sys.path:
+        sys.path.insert(0, str(ROOT / "codegen"))
     spec = importlib.util.spec_from_file_location("emit_sdk", ROOT / "codegen/emit_sdk.py")
     assert spec is not None
     assert spec.loader is not None

@@ -20,6 +20,7 @@ def tree(tmp_path: Path) -> Path:
     root = tmp_path / "repo"
     for name in ("openapi", "codegen", "scripts", "generated", "src"):
         shutil.copytree(ROOT / name, root / name, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "generator-config.yaml", root / "generator-config.yaml")
     return root
 
 

@@ -146,6 +146,7 @@ def test_regenerate_prints_each_repair_and_names_a_fault_it_cannot_mend(tmp_path
     root = tmp_path / "repo"
     for name in ("openapi", "codegen", "scripts", "generated"):
         shutil.copytree(ROOT / name, root / name, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "generator-config.yaml", root / "generator-config.yaml")
     document = root / "openapi" / "edge-delivery-1.0.0.yaml"
     spec = yaml.safe_load(document.read_text(encoding="utf-8"))
     spec["paths"]["/pullzone/{pullZoneId}/edgerules/{edgeRuleId}"] = {

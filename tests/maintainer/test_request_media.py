@@ -84,6 +84,7 @@ def test_request_bodies_go_in_the_declared_media_type(tmp_path: Path) -> None:
     copy = tmp_path / "project"
     for folder in ("openapi", "codegen", "scripts", "generated", "src"):
         shutil.copytree(ROOT / folder, copy / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "generator-config.yaml", copy / "generator-config.yaml")
     document = copy / "openapi" / "edge-delivery-1.0.0.yaml"
     spec = yaml.safe_load(document.read_text(encoding="utf-8"))
     text = {"type": "string"}
