@@ -64,9 +64,10 @@ class Server:
 
 def client_for(server: Server, **options: object) -> EdgeDeliveryClient:
     """A client on the in-memory server. These servers answer 429 by id, not by pace, so
-    adaptive rate control (which would slow down for them) is off unless a test asks."""
+    adaptive rate control (which would slow down for them) and the retry budget (which
+    would stop retries for ids that are refused for ever) are off unless a test asks."""
     http = httpx.AsyncClient(transport=httpx.MockTransport(server.handler))
-    options.setdefault("rate_control", RateControl(adaptive=False))
+    options.setdefault("rate_control", RateControl(adaptive=False, retry_budget=None))
     return EdgeDeliveryClient(
         base_url="https://api.test",
         http_client=http,

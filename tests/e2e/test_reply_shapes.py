@@ -489,7 +489,7 @@ async def test_no_password_in_errors_of_a_failure_status(
     wired: tuple[FakeEdgeDelivery, EdgeDeliveryClient], status: int
 ) -> None:
     fake, client = wired
-    fake.fail_next("ContainerRegistry_Add", status=status, times=3)
+    fake.fail_next("ContainerRegistry_Add", status=status, times=10)  # more than any retries
     with pytest.raises(EdgeDeliveryError) as caught:
         await client.registries.add(
             display_name="main", password_credentials={"userName": "u", "password": PASSWORD}

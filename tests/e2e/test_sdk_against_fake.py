@@ -256,7 +256,8 @@ async def test_posts_are_not_retried_when_the_server_may_have_acted(world: World
 
 
 async def test_persistent_rate_limit_surfaces_with_retry_after(world: World) -> None:
-    world.fake.fail_next("ShieldZone_GetByPullZone", status=429, times=3, retry_after=0)
+    # 1 + max_rate_limited_retries (6 by default): a 429's retries are counted apart
+    world.fake.fail_next("ShieldZone_GetByPullZone", status=429, times=7, retry_after=0)
     with pytest.raises(RateLimitError) as limited:
         await world.client.shield.get_zone_by_pull_zone(world.pull_zone)
     assert limited.value.retry_after == 0
