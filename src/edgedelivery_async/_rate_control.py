@@ -86,10 +86,10 @@ class RateControl:
             raise ConfigurationError("RateControl.max_rate must be a positive number (or None)")
         if self.retry_budget is not None and not isinstance(self.retry_budget, RetryBudget):
             raise ConfigurationError("RateControl.retry_budget must be a RetryBudget (or None)")
-        for name in ("backoff", "stated_share"):
-            value = getattr(self, name)
-            if not _positive(value) or value >= 1.0 + (name == "stated_share"):
-                raise ConfigurationError(f"RateControl.{name} must be in (0, 1)")
+        if not _positive(self.backoff) or self.backoff >= 1.0:
+            raise ConfigurationError("RateControl.backoff must be in (0, 1)")
+        if not _positive(self.stated_share) or self.stated_share > 1.0:
+            raise ConfigurationError("RateControl.stated_share must be in (0, 1]")
         for name in ("recovery", "min_rate"):
             if not _positive(getattr(self, name)):
                 raise ConfigurationError(f"RateControl.{name} must be a positive number")

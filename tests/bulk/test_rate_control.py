@@ -61,6 +61,8 @@ def test_reset_seconds(value: str, seconds: float | None) -> None:
         {"max_rate": 0},
         {"max_rate": float("inf")},
         {"backoff": 1.0},
+        {"stated_share": 1.5},
+        {"stated_share": 0},
         {"recovery": 0},
         {"min_rate": -1},
         {"retry_budget": 5},
