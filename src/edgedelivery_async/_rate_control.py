@@ -133,6 +133,7 @@ class RateController:
         self._next_slot = 0.0  # when the next paced request may go
         self._waiters: deque[asyncio.Future[None]] = deque()  # paced requests, in order
         self._timer: asyncio.TimerHandle | None = None  # releases the first waiter
+        self._loop: asyncio.AbstractEventLoop | None = None  # the loop of timer and waiters
         self._last_cut = -1.0  # when the rate was last decreased
         self._last_wait = 0.0  # when a request last had to wait for its slot
         self._first_send = 0.0
@@ -152,6 +153,8 @@ class RateController:
         rate in force when each is released (so a rate that rises takes effect at once).
         """
         window = self._window
+        if (window is not None or self.rate is not None) and self._loop is not None:
+            self._adopt_loop()
         if window is not None:
             if self._first_send and time.monotonic() - self._first_send > _SLOW_START_FOR:
                 self._end_slow_start()
@@ -180,7 +183,7 @@ class RateController:
     def landed(self) -> None:
         """A request admitted earlier has its reply (or failed): frees its place."""
         if self._window is not None:
-            self._in_flight -= 1
+            self._in_flight = max(0, self._in_flight - 1)
             if self._waiters and self._timer is None:
                 self._release()
 
@@ -193,8 +196,17 @@ class RateController:
                 self.landed()
             raise
 
+    def _adopt_loop(self) -> None:
+        """Called from another event loop than the last (a second `asyncio.run`, a
+        notebook): the old loop's timer and waiters are gone with it, so forget them."""
+        loop = asyncio.get_running_loop()
+        if loop is not self._loop:
+            self._loop, self._timer, self._in_flight = loop, None, 0
+            self._waiters.clear()
+
     def _queue(self, now: float) -> asyncio.Future[None]:
-        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._loop = asyncio.get_running_loop()
+        waiter: asyncio.Future[None] = self._loop.create_future()
         self._waiters.append(waiter)
         self._last_wait = now
         if self._timer is None and self.rate is not None:

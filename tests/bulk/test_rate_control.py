@@ -92,6 +92,31 @@ async def test_a_hard_cap_paces_from_the_first_request() -> None:
     assert controller.rate == 50
 
 
+@pytest.mark.parametrize("adaptive", [False, True], ids=["fixed pace", "slow start"])
+def test_a_second_event_loop_is_paced_too(adaptive: bool) -> None:
+    """A loop that ended with a request waiting (its timer armed, or its window full)
+    leaves nothing behind that holds back the next loop's requests."""
+    controller = RateController(RateControl(adaptive=adaptive, max_rate=50))
+
+    async def leave_one_waiting() -> None:
+        turns = [controller.admit() for _ in range(11)]
+        waiting = [asyncio.ensure_future(turn) for turn in turns if turn is not None]
+        assert waiting
+        await asyncio.sleep(0.01)
+        for turn in waiting:
+            turn.cancel()
+
+    async def read_again() -> None:
+        for _ in range(3):
+            turn = controller.admit()
+            if turn is not None:
+                await asyncio.wait_for(turn, 5)
+            controller.landed()
+
+    asyncio.run(leave_one_waiting())
+    asyncio.run(read_again())  # before the fix: waits for a timer of the first loop
+
+
 async def test_no_limit_no_pacing_and_slow_start_opens() -> None:
     """Against a server without limits the client is never paced: the window of slow
     start doubles away, and nothing waits once it is open."""
