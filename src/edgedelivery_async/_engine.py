@@ -145,7 +145,7 @@ class Engine:
             try:
                 reply = await self.transport.send(request, options.timeout)
             except APIConnectionError as error:
-                rate.landed()
+                rate.landed(sent_at)
                 error.retries_taken = retries
                 if trace is not None:
                     trace.attempt_ended(None, error)
@@ -166,11 +166,13 @@ class Engine:
                 await asyncio.sleep(delay)
                 continue
             except BaseException:
-                rate.landed()
+                rate.landed(sent_at)
                 raise
             reply.retries_taken = retries
-            rate.landed()
-            rate.observe(reply.status, reply.headers, sent_at)
+            try:
+                rate.observe(reply.status, reply.headers, sent_at)  # a 429 cuts the pace ...
+            finally:
+                rate.landed(sent_at)  # ... before this request's place passes to a waiter
             if trace is not None:
                 trace.attempt_ended(reply.status, None)
             if event is not None and hooks.on_response:

@@ -111,7 +111,9 @@ _IDLE = 10.0  # seconds without waiting for a slot (and no 429) before pacing st
 _CATCH_UP = 0.005  # seconds of late timer a paced release may make up at once
 _INITIAL_WINDOW = 10  # requests in flight at first (slow start)
 _OPEN_WINDOW = 640  # ... doubled each round trip until this many: then no window
-_CYCLE_REQUESTS = 25  # a growth cycle lasts at least this many requests' time
+_ROUND_TRIP_AT_MOST = 1.0  # seconds a cut waits at most for what was in flight to land
+_REFUSED_AGAIN = 3  # ... or 429s of requests sent after it
+_CYCLE_REQUESTS = 100  # a growth cycle lasts at least this many requests' time
 _SLOW_START_FOR = 5.0  # seconds after the first request: slow start ends regardless
 
 
@@ -135,10 +137,16 @@ class RateController:
         self._timer: asyncio.TimerHandle | None = None  # releases the first waiter
         self._loop: asyncio.AbstractEventLoop | None = None  # the loop of timer and waiters
         self._last_cut = -1.0  # when the rate was last decreased
+        self._quiet_until = -1.0  # 429s of requests sent before this are not news
+        self._since_sent = 0  # requests sent since the last cut
+        self._since_refused = 0  # ... and of those, 429s
+        self._since_ok = 0  # ... and successes
+        self._since_ok_sent = 0.0  # ... the latest send among those successes
         self._last_wait = 0.0  # when a request last had to wait for its slot
         self._first_send = 0.0
         self._window: int | None = _INITIAL_WINDOW if policy.adaptive else None
-        self._in_flight = 0  # requests admitted and not landed, during slow start
+        self._in_flight = 0  # requests admitted and not landed
+        self._old = 0  # ... of those, sent before the last cut and not landed yet
         self._oks: deque[float] = deque()  # times of recent successful replies
         self._sent: deque[float] = deque()  # times of recent sends while unpaced
         budget = policy.retry_budget
@@ -169,6 +177,7 @@ class RateController:
                 if self._waiters or now < self._next_slot:
                     return self._turn(self._queue(now))
                 self._next_slot = max(self._next_slot, now - _CATCH_UP) + 1.0 / rate
+                self._since_sent += 1
         elif self.policy.adaptive:
             sent = self._sent
             if not sent:
@@ -176,16 +185,17 @@ class RateController:
             sent.append(time.monotonic())
             if len(sent) > 4096:
                 sent.popleft()
-        if window is not None:
-            self._in_flight += 1
+        self._in_flight += 1
         return None
 
-    def landed(self) -> None:
-        """A request admitted earlier has its reply (or failed): frees its place."""
-        if self._window is not None:
-            self._in_flight = max(0, self._in_flight - 1)
-            if self._waiters and self._timer is None:
-                self._release()
+    def landed(self, sent_at: float | None = None) -> None:
+        """A request admitted earlier (sent at `sent_at`, if it was) has its reply or
+        failed: frees its place."""
+        self._in_flight = max(0, self._in_flight - 1)
+        if self._old > 0 and (sent_at is None or sent_at < self._last_cut):
+            self._old -= 1
+        if self._window is not None and self._waiters and self._timer is None:
+            self._release()
 
     async def _turn(self, waiter: asyncio.Future[None]) -> None:
         """Wait for a place; a place granted to a caller cancelled meanwhile is given back."""
@@ -201,7 +211,7 @@ class RateController:
         notebook): the old loop's timer and waiters are gone with it, so forget them."""
         loop = asyncio.get_running_loop()
         if loop is not self._loop:
-            self._loop, self._timer, self._in_flight = loop, None, 0
+            self._loop, self._timer, self._in_flight, self._old = loop, None, 0, 0
             self._waiters.clear()
 
     def _queue(self, now: float) -> asyncio.Future[None]:
@@ -225,18 +235,16 @@ class RateController:
         waiters, rate, window = self._waiters, self.rate, self._window
         slot = max(self._next_slot, now - _CATCH_UP)
         while waiters and (rate is None or slot <= now):
-            if window is not None:
-                if self._in_flight >= window:
-                    break  # slow start: the next place comes with a landing
-                self._in_flight += 1
+            if window is not None and self._in_flight >= window:
+                break  # slow start: the next place comes with a landing
             waiter = waiters.popleft()
             if waiter.done():  # cancelled while waiting: its turn passes on
-                if window is not None:
-                    self._in_flight -= 1
                 continue
+            self._in_flight += 1
             waiter.set_result(None)
             if rate is not None:
                 slot += 1.0 / rate
+                self._since_sent += 1
         self._next_slot = slot
         if waiters and rate is not None:
             self._arm(now)
@@ -252,12 +260,24 @@ class RateController:
         if headers:
             self._read_headers(headers, now)
         if status == 429:
-            if sent_at >= self._last_cut:
+            self._since_refused += sent_at >= self._last_cut >= 0
+            # One cut per round trip: not before the requests sent before the last cut
+            # have landed (a slow one may take its token late) unless those sent after
+            # it are refused again and again, nor for the first request at the new
+            # pace (it may come before the empty bucket's next token).
+            if sent_at >= self._quiet_until and (
+                self._old <= 0
+                or self._since_refused >= _REFUSED_AGAIN
+                or now - self._last_cut > _ROUND_TRIP_AT_MOST
+            ):
                 self._cut(now)
             if self._window is not None:
                 self._end_slow_start()
             return
         if status < 500:
+            if sent_at >= self._last_cut >= 0:
+                self._since_ok += 1
+                self._since_ok_sent = max(self._since_ok_sent, sent_at)
             oks = self._oks
             oks.append(now)
             if oks[0] < now - 4 * _WINDOW:
@@ -295,25 +315,53 @@ class RateController:
         self._balance_at = now
 
     def _cut(self, now: float) -> None:
-        """Multiplicative decrease, from what the server delivered."""
-        policy = self.policy
-        sending = self.rate if self.rate is not None else self._sending(now)
-        if sending is None:
-            return  # too few requests to tell a limit: the retry's own wait will do
-        delivered = self._delivered(now)
-        if delivered is None:
-            estimate = sending
-        elif self.rate is None:
-            estimate = delivered  # unpaced: what got through is all there is to go by
+        """Multiplicative decrease, from what the server delivered.
+
+        The new pace is `backoff` times the lowest of the pace, the rate of successful
+        replies over the last second, and their rate since the last cut (when a second
+        has passed since it; a shorter count is noise from the replies of the old pace).
+        A token bucket is empty at both refusals, so what it served between them is
+        what it refilled: the limit, or less if it overflowed while the pace was lower.
+
+        When most requests sent since the last cut were refused, the pace is over twice
+        the limit: the share not refused scales it down (at most halving it per cut), so
+        an opening estimate inflated by the bucket's burst is corrected in a few
+        refusals, not dozens.
+        """
+        policy, rate = self.policy, self.rate
+        if rate is None:  # the first refusal: what got through is all there is to go by
+            sending = self._sending(now)
+            if sending is None:
+                return  # too few requests to tell a limit: the retry's own wait will do
+            delivered = self._delivered(now)
+            estimate = sending if delivered is None else delivered
         else:
-            estimate = min(self.rate, delivered)
+            estimate, cut = rate, self._last_cut
+            if cut < 0 or now - cut >= _WINDOW:  # a full window of replies at this pace
+                delivered = self._delivered(now)
+                if delivered is not None:
+                    estimate = min(rate, delivered)
+            else:  # refused again soon: the bucket served at most what was not refused
+                got = self._since_sent - self._since_refused + 1
+                estimate = min(estimate, got / (now - cut))
+            if cut >= 0 and self._since_ok >= _MIN_SAMPLES:
+                # It was empty at the last cut and again now, so what it served between
+                # is what it refilled (less if it overflowed meanwhile): the successes
+                # sent since the cut, up to the latest of them that has landed.
+                spell = max(self._since_ok_sent - cut, 1.0 / estimate)
+                estimate = min(estimate, self._since_ok / spell)
         new = estimate * policy.backoff
         if self.rate is not None and new >= self.rate:
             return  # already below what the server delivers: the refusal was in flight
         self.limit = estimate
         self._last_cut = now
+        self._since_sent = self._since_refused = self._since_ok = 0
+        self._since_ok_sent = now
+        self._old = self._in_flight  # in flight now (this request lands just after)
         self._set_rate(new)
-        self._next_slot = max(self._next_slot, now)
+        # The bucket is empty: the next request at the new pace waits for its token.
+        self._next_slot = max(self._next_slot, now + 1.0 / new)
+        self._quiet_until = now + 1.5 / new
 
     def _grow(self, now: float) -> None:
         """CUBIC growth since the last cut: back to the limit in `recovery` s, then beyond.
@@ -328,6 +376,7 @@ class RateController:
         calm = now - self._last_cut
         if (
             calm > _IDLE
+            and not self._waiters
             and now - self._last_wait > _IDLE
             and policy.max_rate is None
             and self._stated is None
