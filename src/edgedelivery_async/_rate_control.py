@@ -109,6 +109,8 @@ _MIN_WINDOW = 0.25  # ... at least, so one early burst does not read as the limi
 _MIN_SAMPLES = 10  # ... or at least this many replies, for slow limits
 _IDLE = 10.0  # seconds without waiting for a slot (and no 429) before pacing stops
 _CATCH_UP = 0.005  # seconds of late timer a paced release may make up at once
+_DOUBLING = 0.25  # seconds in which a guessed pace doubles, until the next 429
+_OPENING_RATE = 500.0  # requests per second until the first reply (10 in 20 ms)
 _INITIAL_WINDOW = 10  # requests in flight at first (slow start)
 _OPEN_WINDOW = 640  # ... doubled each round trip until this many: then no window
 _ROUND_TRIP_AT_MOST = 1.0  # seconds a cut waits at most for what was in flight to land
@@ -145,6 +147,9 @@ class RateController:
         self._last_wait = 0.0  # when a request last had to wait for its slot
         self._first_send = 0.0
         self._window: int | None = _INITIAL_WINDOW if policy.adaptive else None
+        self._opening = policy.adaptive  # until the first reply: sends spread out
+        self._guessed = False  # the limit is a guess: no reply had said what gets through
+        self._rough = False  # ... or an estimate from a few replies: regrow sooner
         self._in_flight = 0  # requests admitted and not landed
         self._old = 0  # ... of those, sent before the last cut and not landed yet
         self._oks: deque[float] = deque()  # times of recent successful replies
@@ -169,16 +174,18 @@ class RateController:
                 window = None
             elif self._in_flight >= window or self._waiters:
                 return self._turn(self._queue(time.monotonic()))
-        if self.rate is not None:
+        pace = self._pace()
+        if pace is not None:
             now = time.monotonic()
-            self._grow(now)
-            rate = self.rate
-            if rate is not None:
+            if self.rate is not None:
+                self._grow(now)
+                pace = self._pace()
+            if pace is not None:
                 if self._waiters or now < self._next_slot:
                     return self._turn(self._queue(now))
-                self._next_slot = max(self._next_slot, now - _CATCH_UP) + 1.0 / rate
+                self._next_slot = max(self._next_slot, now - _CATCH_UP) + 1.0 / pace
                 self._since_sent += 1
-        elif self.policy.adaptive:
+        if self.rate is None and self.policy.adaptive:
             sent = self._sent
             if not sent:
                 self._first_send = time.monotonic()
@@ -219,9 +226,15 @@ class RateController:
         waiter: asyncio.Future[None] = self._loop.create_future()
         self._waiters.append(waiter)
         self._last_wait = now
-        if self._timer is None and self.rate is not None:
+        if self._timer is None and self._pace() is not None:
             self._arm(now)
         return waiter
+
+    def _pace(self) -> float | None:
+        """Requests per second to release at: the rate, or the opening's until a reply."""
+        if self.rate is None and self._opening:
+            return _OPENING_RATE
+        return self.rate
 
     def _arm(self, now: float) -> None:
         delay = max(0.0, self._next_slot - now)
@@ -232,7 +245,7 @@ class RateController:
         self._timer = None
         now = time.monotonic()
         self._grow(now)
-        waiters, rate, window = self._waiters, self.rate, self._window
+        waiters, rate, window = self._waiters, self._pace(), self._window
         slot = max(self._next_slot, now - _CATCH_UP)
         while waiters and (rate is None or slot <= now):
             if window is not None and self._in_flight >= window:
@@ -259,6 +272,7 @@ class RateController:
         now = time.monotonic()
         if headers:
             self._read_headers(headers, now)
+        self._opening = False
         if status == 429:
             self._since_refused += sent_at >= self._last_cut >= 0
             # One cut per round trip: not before the requests sent before the last cut
@@ -328,13 +342,16 @@ class RateController:
         an opening estimate inflated by the bucket's burst is corrected in a few
         refusals, not dozens.
         """
-        policy, rate = self.policy, self.rate
+        policy, rate, guessed, rough = self.policy, self.rate, False, False
         if rate is None:  # the first refusal: what got through is all there is to go by
-            sending = self._sending(now)
-            if sending is None:
-                return  # too few requests to tell a limit: the retry's own wait will do
+            if self._in_flight <= 1 and self.responses <= 1:
+                return  # a lone request refused says nothing of a limit: its wait will do
             delivered = self._delivered(now)
-            estimate = sending if delivered is None else delivered
+            if delivered is None:  # no success yet: the rate it sent at, or the opening's
+                sending = self._sending(now)
+                delivered = _INITIAL_WINDOW / _MIN_WINDOW if sending is None else sending
+            estimate = delivered
+            guessed = len(self._oks) < _MIN_SAMPLES  # too few replies to tell a limit
         else:
             estimate, cut = rate, self._last_cut
             if cut < 0 or now - cut >= _WINDOW:  # a full window of replies at this pace
@@ -344,16 +361,21 @@ class RateController:
             else:  # refused again soon: the bucket served at most what was not refused
                 got = self._since_sent - self._since_refused + 1
                 estimate = min(estimate, got / (now - cut))
+                ok, refused = self._since_ok, self._since_refused
+                if ok + refused >= 2:  # ... and the pace times the share that got through
+                    estimate = min(estimate, rate * (ok + 1) / (ok + refused + 1))
+                rough = ok < _MIN_SAMPLES
             if cut >= 0 and self._since_ok >= _MIN_SAMPLES:
-                # It was empty at the last cut and again now, so what it served between
-                # is what it refilled (less if it overflowed meanwhile): the successes
-                # sent since the cut, up to the latest of them that has landed.
+                # The bucket was empty at the last cut and again now, so what it served
+                # between is what it refilled (less if it overflowed meanwhile): the
+                # successes sent since the cut, up to the latest of them that has landed.
                 spell = max(self._since_ok_sent - cut, 1.0 / estimate)
                 estimate = min(estimate, self._since_ok / spell)
+        estimate = max(estimate, policy.min_rate)
         new = estimate * policy.backoff
         if self.rate is not None and new >= self.rate:
             return  # already below what the server delivers: the refusal was in flight
-        self.limit = estimate
+        self.limit, self._guessed, self._rough = estimate, guessed, rough
         self._last_cut = now
         self._since_sent = self._since_refused = self._since_ok = 0
         self._since_ok_sent = now
@@ -383,12 +405,17 @@ class RateController:
         ):
             self.rate = None
             return
-        k = max(policy.recovery, _CYCLE_REQUESTS / limit)  # slow limits: longer cycles
+        if self._guessed:  # refused before any reply said what gets through: search up
+            self._set_rate(limit * policy.backoff * 2.0 ** (calm / _DOUBLING))
+            return
+        k = policy.recovery
+        if not self._rough:  # slow limits: longer cycles, so a probe's 429 is rare
+            k = max(k, _CYCLE_REQUESTS / limit)
         self._set_rate(limit * (1.0 + (1.0 - policy.backoff) * ((calm - k) / k) ** 3))
 
     def _end_slow_start(self) -> None:
         """No window from now on: whoever waits for a place goes (paced, if a rate holds)."""
-        self._window = None
+        self._window, self._opening = None, False
         if self._waiters and self._timer is None:
             if self.rate is None:
                 self._release()
