@@ -141,8 +141,16 @@ def test_every_operation_works_through_the_client_against_the_fake(merged: Path)
         assert outcome["kinds"][operation_id] == ("str" if text else "bytes")
         binary += not text
     assert binary >= 1
-    # Every operation the declaration makes paginated iterates to its last page.
+    # ... and each of them writes the same body to a file with `.to_file(path, ...)`,
+    # which the surface snapshot lists.
     surface = (merged / "generated" / "PUBLIC_API.txt").read_text(encoding="utf-8")
+    downloads = [line for line in surface.splitlines() if line.startswith("to_file ")]
+    non_json = {op for op, kind in outcome["kinds"].items() if kind in ("str", "bytes")}
+    non_json = {op for op in non_json if not any(map(_is_json, _success_content(operations[op])))}
+    assert set(outcome["downloaded"]) == non_json
+    assert all(outcome["downloaded"].values()), outcome["downloaded"]
+    assert len(downloads) == len(non_json)
+    # Every operation the declaration makes paginated iterates to its last page.
     paginated = [line for line in surface.splitlines() if line.startswith("iterate ")]
     assert len(outcome["iterated"]) == len(paginated) > 0
     assert all(count > 0 for count in outcome["iterated"].values()), outcome["iterated"]
