@@ -232,7 +232,7 @@ class BoundEndpoint(Generic[P, T]):
 
         operation = operations().get(self.operation_id)
         rule = operation.pagination if operation is not None else None
-        return pages(self.__call__, self.operation_id, rule, args, dict(kwargs))
+        return pages(self.with_response, self.operation_id, rule, args, dict(kwargs))
 
     def map(
         self,
