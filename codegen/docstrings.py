@@ -109,9 +109,9 @@ def _returns(result_type: str, success: dict[str, Any], rule: dict[str, Any], de
         and declared
         and not any("json" in str(k).lower() for k in declared)
     ):
-        what = "text" if result_type == "str" else "bytes"
+        what = ", decoded in its declared charset (UTF-8 if none)" if result_type == "str" else ""
         return (
-            f"{result_type}: the reply's body ({what}). For a large one, `.to_file(path, ...)` "
+            f"{result_type}: the reply's body{what}. For a large one, `.to_file(path, ...)` "
             "writes it to a file as it arrives instead (capped by `max_download_bytes`)."
         )
     media = success.get("content", {}).get("application/json") or {}

@@ -37,6 +37,10 @@ if TYPE_CHECKING:
     from ._runtime import ClientRuntime
 
 
+# A new file of our own, in binary mode (Windows would translate line ends otherwise).
+_CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+
+
 class FileSink:
     """A temporary file the transport writes a 2xx body into (`_http.BodySink`)."""
 
@@ -71,7 +75,7 @@ async def download(runtime: ClientRuntime, call: Call[Any], destination: Any) ->
     target = _target(call.operation_id, destination)
     part = target.with_name(f".{target.name}.{secrets.token_hex(4)}.part")
     try:  # created as the destination would be: the umask applies, no other writer shares it
-        descriptor = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        descriptor = os.open(part, _CREATE, 0o666)
     except OSError as exc:
         raise DownloadError(str(target), _reason(exc)) from None
     file = os.fdopen(descriptor, "wb")

@@ -23,7 +23,9 @@ from aiohttp import web
 
 from edgedelivery_async import (
     APIConnectionError,
+    ConfigurationError,
     DownloadError,
+    EdgeDeliveryClient,
     EdgeDeliveryError,
     InvalidRequestError,
     NotFoundError,
@@ -314,3 +316,19 @@ def test_download_error_is_in_the_sdk_tree_and_an_os_error() -> None:
     assert isinstance(error, EdgeDeliveryError)
     assert isinstance(error, OSError)
     assert str(error) == "cannot write the download to 'x.bin': No space left on device"
+
+
+@pytest.mark.parametrize("value", [0, -1, True, 1.5, "big"])
+def test_max_download_bytes_must_be_a_positive_integer(value: object) -> None:
+    with pytest.raises(ConfigurationError, match="max_download_bytes"):
+        EdgeDeliveryClient("k3y", "https://api.example.invalid", max_download_bytes=value)  # type: ignore[arg-type]
+    client = EdgeDeliveryClient("k3y", "https://api.example.invalid")
+    with pytest.raises(ConfigurationError, match="max_download_bytes"):
+        client.with_options(max_download_bytes=value)  # type: ignore[arg-type]
+
+
+def test_max_download_bytes_shows_in_the_repr_and_is_kept_by_copies() -> None:
+    client = EdgeDeliveryClient("k3y", "https://api.example.invalid", max_download_bytes=2**31)
+    assert "max_download_bytes=2147483648" in repr(client)
+    assert "max_download_bytes=2147483648" in repr(client.with_options(max_retries=1))
+    assert "max_download_bytes" not in repr(EdgeDeliveryClient("k3y", "https://x.invalid"))
