@@ -48,6 +48,7 @@ def merged_copy(corpus: Path, into: Path) -> Path:
     copy = into / "project"
     for name in ("openapi", "codegen", "scripts", "generated", "src"):
         shutil.copytree(ROOT / name, copy / name, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy2(ROOT / "generator-config.yaml", copy / "generator-config.yaml")  # regenerate.sh's
     env = {**os.environ, "PYTHON": sys.executable}
     merge = [sys.executable, "scripts/merge-corpus.py", "--corpus", str(corpus)]
     subprocess.run(merge, cwd=copy, env=env, check=True, capture_output=True)

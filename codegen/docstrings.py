@@ -103,6 +103,17 @@ def _returns(result_type: str, success: dict[str, Any], rule: dict[str, Any], de
         return "None: the reply has no body."
     if rule.get("value"):
         return f"{result_type}: the reply's `{rule['value']}` member."
+    declared = success.get("content") or {}
+    if (
+        result_type in ("str", "bytes")
+        and declared
+        and not any("json" in str(k).lower() for k in declared)
+    ):
+        what = ", decoded in its declared charset (UTF-8 if none)" if result_type == "str" else ""
+        return (
+            f"{result_type}: the reply's body{what}. For a large one, `.to_file(path, ...)` "
+            "writes it to a file as it arrives instead (capped by `max_download_bytes`)."
+        )
     media = success.get("content", {}).get("application/json") or {}
     schema = deref(media.get("schema", {}))
     if result_type == "Any" and not schema.get("properties"):

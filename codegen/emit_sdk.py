@@ -83,6 +83,7 @@ class Method:
     extra_fields: bool = False
     result_type: str = "None"
     result_parser: str = "None"
+    download: bool = False  # a binary or text reply: `.to_file(path, ...)` writes it to a file
     operation: dict[str, Any] = field(default_factory=dict, repr=False)  # as in the document
 
     @property
@@ -438,6 +439,7 @@ class Emitter:
             if content:  # read as the declared type: text as a str, anything else as bytes
                 text = all(str(kind).lower().startswith("text/") for kind in content)
                 method.result_type = method.result_parser = "str" if text else "bytes"
+                method.download = True
             return
         schema = media.get("schema", {})
         target = self.deref(schema)
@@ -727,6 +729,8 @@ def surface(resources: list[Resource], emitter: Emitter) -> str:
             )
             if pagination(emitter.spec, method.operation, method) is not None:
                 lines.append(f"iterate {resource.attribute}.{method.name}")
+            if method.download:
+                lines.append(f"to_file {resource.attribute}.{method.name}")
     for name, schema in sorted(emitter.schemas.items()):
         if "properties" not in schema:
             continue

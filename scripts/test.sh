@@ -42,5 +42,8 @@ scripts/docs.sh "$(mktemp -d)/site"
 step "Schemathesis against the fake server"
 scripts/schemathesis.sh
 
+step "Stoplight Prism for tests/corpus/test_prism.py (npm, pinned in tools/prism)"
+scripts/prism.sh install
+
 step "pytest"
 pytest -q -p no:cacheprovider

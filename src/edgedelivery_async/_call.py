@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import os
 import types
 from collections.abc import (
     AsyncGenerator,
@@ -38,6 +39,8 @@ from ._exceptions import InvalidRequestError
 from ._schema import Problem
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from ._bulk import BulkProgress, BulkResult
     from ._http import RawResponse
     from ._response import APIResponse
@@ -78,6 +81,8 @@ class Runtime(Protocol):
     async def execute(self, call: Call[T]) -> APIResponse[T]: ...
 
     async def run(self, call: Call[T]) -> tuple[T, RawResponse]: ...
+
+    async def download(self, call: Call[Any], destination: Any) -> APIResponse[Path]: ...
 
     def reserve_connections(self, count: int) -> None: ...
 
@@ -207,6 +212,18 @@ class BoundEndpoint(Generic[P, T]):
         """Call, and return the result with the HTTP status, headers and retries of the reply."""
         return await self._instance._runtime.execute(self.describe(*args, **kwargs))
 
+    async def to_file(
+        self, destination: str | os.PathLike[str], /, *args: P.args, **kwargs: P.kwargs
+    ) -> APIResponse[Path]:
+        """Call, and write the reply's body to the file `destination` as it arrives.
+
+        For operations whose reply is binary or text (an export, an archive): the body is
+        never held in memory whole. Capped by the client's `max_download_bytes` (else its
+        `max_response_bytes`); nothing is left at `destination` unless the whole body
+        arrived. Returns the path with the HTTP reply; see `edgedelivery_async._download`.
+        """
+        return await self._instance._runtime.download(self.describe(*args, **kwargs), destination)
+
     def iterate(self, *args: P.args, **kwargs: P.kwargs) -> AsyncGenerator[Any, None]:
         """Every item of every page of a paginated list operation (`x-sdk-pagination`),
         page after page until the last; see `edgedelivery_async._pages`."""
@@ -215,7 +232,7 @@ class BoundEndpoint(Generic[P, T]):
 
         operation = operations().get(self.operation_id)
         rule = operation.pagination if operation is not None else None
-        return pages(self.__call__, self.operation_id, rule, args, dict(kwargs))
+        return pages(self.with_response, self.operation_id, rule, args, dict(kwargs))
 
     def map(
         self,

@@ -75,7 +75,9 @@ class EdgeDeliveryClient(Resources):
     Plain `http://` is refused except to loopback, unless `allow_insecure_http=True`.
     `transport` picks the SDK's own stack: "aiohttp" (the default), "wreq" (the `speed`
     extra: the least CPU per request, best under uvloop) or "reqwest" (the `reqwest`
-    extra); each has the same guarantees (README, Performance).
+    extra); each has the same guarantees (README, Performance). `max_response_bytes` caps
+    a reply read into memory; `max_download_bytes` a body that `method.to_file(...)`
+    writes to a file (default: `max_response_bytes`).
 
     Network settings of the SDK's own transports (README, Network settings): `proxy`
     (an http:// or https:// URL, credentials allowed); `trust_env` (None: HTTP(S)_PROXY
@@ -102,6 +104,7 @@ class EdgeDeliveryClient(Resources):
         allow_insecure_http: bool = False,
         transport: str = "aiohttp",
         max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
+        max_download_bytes: int | None = None,
         hooks: Hooks | None = None,
         telemetry: Telemetry | None = None,
         proxy: str | None = None,
@@ -153,6 +156,7 @@ class EdgeDeliveryClient(Resources):
             headers=default_headers,
             hooks=hooks,
             telemetry=telemetry,
+            max_download_bytes=max_download_bytes,
         )
         self._setup(engine, options, owns_engine=True)
 
@@ -214,6 +218,7 @@ class EdgeDeliveryClient(Resources):
         headers: Mapping[str, str] | None = None,
         hooks: Hooks | None = None,
         telemetry: Telemetry | None = None,
+        max_download_bytes: int | None = None,
     ) -> EdgeDeliveryClient:
         """A client with other timeouts, retries or extra headers, sharing this connection pool.
 
@@ -229,6 +234,7 @@ class EdgeDeliveryClient(Resources):
             headers=merged,
             hooks=hooks,
             telemetry=telemetry,
+            max_download_bytes=max_download_bytes,
         )
         copy._setup(self._engine, options, owns_engine=False)
         return copy
@@ -265,6 +271,8 @@ class EdgeDeliveryClient(Resources):
             shown.append(f"hooks={_shown_hooks(options.hooks)}")
         if options.telemetry is not None:
             shown.append(f"telemetry={type(options.telemetry).__name__}()")
+        if options.max_download_bytes is not None:
+            shown.append(f"max_download_bytes={options.max_download_bytes}")
         if self._engine.rate.policy != RateControl():
             shown.append(f"rate_control={self._engine.rate.policy!r}")
         return f"EdgeDeliveryClient({', '.join(shown)})"
@@ -320,6 +328,7 @@ def _options(
     headers: Mapping[str, str] | None,
     hooks: Hooks | None = None,
     telemetry: Telemetry | None = None,
+    max_download_bytes: int | None = None,
 ) -> CallOptions:
     policy = retry if retry is not None else base.retry
     if not isinstance(policy, RetryPolicy):
@@ -330,12 +339,17 @@ def _options(
         raise ConfigurationError("hooks must be a Hooks(on_request=..., ...)")
     if telemetry is not None and not callable(getattr(telemetry, "start_call", None)):
         raise ConfigurationError("telemetry must be a telemetry backend such as OpenTelemetry()")
+    if max_download_bytes is not None:
+        check_limits(1, max_download_bytes, name="max_download_bytes")
     return CallOptions(
         timeout=Timeout.of(timeout) if timeout is not None else base.timeout,
         retry=policy,
         headers=_check_headers(headers) if headers is not None else base.headers,
         hooks=hooks if hooks is not None else base.hooks,
         telemetry=telemetry if telemetry is not None else base.telemetry,
+        max_download_bytes=(
+            max_download_bytes if max_download_bytes is not None else base.max_download_bytes
+        ),
     )
 
 

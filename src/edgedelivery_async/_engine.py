@@ -21,7 +21,7 @@ from urllib.parse import urljoin, urlsplit
 from . import _hooks
 from ._exceptions import APIConnectionError, ConfigurationError, status_error
 from ._hooks import Hooks, RequestEvent, ResponseEvent, RetryEvent
-from ._http import AccessKey, RawRequest, RawResponse, Transport, header_problem, origin
+from ._http import AccessKey, BodySink, RawRequest, RawResponse, Transport, header_problem, origin
 from ._rate_control import RateControl, RateController
 from ._retry import RetryPolicy
 from ._telemetry import CallInfo, CallTrace, Telemetry
@@ -46,6 +46,7 @@ class CallOptions:
     headers: Mapping[str, str] = field(default_factory=dict)
     hooks: Hooks = field(default_factory=Hooks)
     telemetry: Telemetry | None = None
+    max_download_bytes: int | None = None  # `to_file`'s cap; None: max_response_bytes
 
 
 class Engine:
@@ -78,12 +79,13 @@ class Engine:
         template: str | None = None,
         accept: str | None = None,
         content_type: str | None = None,
+        sink: BodySink | None = None,
     ) -> Awaitable[RawResponse]:
         """Send with retries; await it for a 2xx reply, or it raises the SDK's error for it.
 
         `operation_id` and `template` (the document's path) name the call for hooks and
         telemetry; `accept` and `content_type`, the media types the operation declares
-        (JSON when None).
+        (JSON when None); `sink`, where a 2xx body goes instead of memory (`to_file`).
         (Not a coroutine itself: one coroutine fewer per call on the bulk path.)
         """
         if requires_key and self.access_key is None:
@@ -98,6 +100,7 @@ class Engine:
             self._headers(options, body, accept, content_type),
             body,
             self.access_key,  # the transport turns it into the header at its edge
+            sink,
         )
         if options.telemetry is None:
             return self._attempts(request, options, operation_id, None)

@@ -413,10 +413,28 @@ class ResponseTooLargeError(APIResponseValidationError):
     bytes.
     """
 
-    def __init__(self, raw: RawResponse, *, limit: int) -> None:
+    def __init__(
+        self, raw: RawResponse, *, limit: int, setting: str = "max_response_bytes"
+    ) -> None:
         self.limit = limit
         super().__init__(
             raw,
             None,
-            message=f"the reply is larger than max_response_bytes={limit} bytes once decoded",
+            message=f"the reply is larger than {setting}={limit} bytes once decoded",
         )
+
+
+class DownloadError(EdgeDeliveryError, OSError):
+    """`to_file` could not write the reply to its destination (no such folder, no
+    permission, disk full). Nothing is left at the destination: the body is written to a
+    temporary file beside it and renamed only once complete. `filename` is the
+    destination; `reason` what the operating system said.
+    """
+
+    def __init__(self, filename: str, reason: str) -> None:
+        super().__init__(f"cannot write the download to {filename!r}: {reason}")
+        self.filename = filename
+        self.reason = reason
+
+    def __str__(self) -> str:
+        return str(self.args[0])

@@ -14,7 +14,7 @@ from __future__ import annotations
 import email.utils
 import secrets
 import time
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NoReturn, Protocol
 from urllib.parse import urlsplit
@@ -86,6 +86,40 @@ class RawRequest:
     headers: dict[str, str]
     content: bytes | None = None
     access_key: AccessKey | None = None
+    sink: BodySink | None = None  # a 2xx body goes there, not into memory (`to_file`)
+
+
+class BodySink(Protocol):
+    """Where a transport writes a 2xx body instead of keeping it (`_download`).
+
+    `begin()` starts the body afresh (a retried attempt writes it again), `write()` takes
+    each decoded block as it arrives, and `limit` is the most it may hold: a longer body
+    ends the exchange with `ResponseTooLargeError`. A failed write raises `SinkFailed`,
+    which no transport takes for a failure of the connection.
+    """
+
+    limit: int
+
+    def begin(self) -> None: ...
+
+    def write(self, block: bytes) -> None: ...
+
+
+class SinkFailed(Exception):
+    """A sink could not write a block (disk full, ...): `__cause__`-free, holds the reason."""
+
+
+async def into_sink(blocks: AsyncIterator[bytes], sink: BodySink) -> bytes | None:
+    """Write `blocks` to `sink` as they come: b"" when all fit its limit, else None."""
+    sink.begin()
+    size = 0
+    limit = sink.limit
+    async for block in blocks:
+        size += len(block)
+        if size > limit:
+            return None
+        sink.write(block)
+    return b""
 
 
 def header_problem(name: object, value: object) -> str | None:

@@ -3,24 +3,35 @@
 The document declares pagination once (codegen/README.md, Pagination): the page query
 parameter, the array member holding a page's items and, optionally, the boolean member
 saying more pages follow. `method.iterate(...)` then yields the items of every page, from
-the first (or the `page` given), and stops after the last: a page without items, one
-whose "more" member is not true, or one that repeats the page before it (a server that
-ignores the page number never makes the iteration endless). Errors are the SDK's own, as
-for one call; each page is one call with the client's retries and timeouts.
+the first (or the `page` given), in order, each once. The guarantees:
+
+- It ends. It stops cleanly after a page whose "more" member is not true, after a page
+  without items (also when "more" says true: there is nothing left to read), and, when
+  the document declares no "more" member, after a page that repeats an earlier one (a
+  server that answers past the end with its last page).
+- It never loops and never repeats an item. A page that repeats an earlier one while
+  the server says more pages follow (it ignores the page number, or cycles) raises
+  `APIResponseValidationError`, after the items already yielded: the pages that would
+  have followed cannot be read, so the iteration says so instead of ending short.
+- Each page is one call with the client's retries, rate control and timeouts. An error
+  is the SDK's own typed error, raised after the items of the pages before it were
+  yielded; cancelling (or leaving the `async for`) keeps what was yielded.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
 from typing import Any
 
 from edgedelivery_openapi.types import Unset
 
-from ._exceptions import InvalidRequestError
+from ._exceptions import APIResponseValidationError, InvalidRequestError
+from ._response import APIResponse
 from ._schema import Problem
 
-Page = Callable[..., Awaitable[Any]]
+Page = Callable[..., Awaitable[APIResponse[Any]]]
 
 
 async def pages(
@@ -30,7 +41,7 @@ async def pages(
     args: tuple[Any, ...],
     kwargs: dict[str, Any],
 ) -> AsyncGenerator[Any, None]:
-    """The items of every page `call(*args, **kwargs, <page>=n)` returns."""
+    """The items of every page `call(*args, **kwargs, <page>=n)` returns (an `APIResponse`)."""
     if not rule:
         message = "is not paginated: the document gives it no x-sdk-pagination"
         raise InvalidRequestError(operation_id, [Problem("", message)])
@@ -38,20 +49,37 @@ async def pages(
     page = kwargs.pop(argument, None)
     if page is None or isinstance(page, Unset):
         page = int(rule.get("first", 1))
-    previous: list[Any] | None = None
+    if isinstance(page, bool) or not isinstance(page, int):
+        problem = Problem(argument, f"must be an integer page number, got {page!r}")
+        raise InvalidRequestError(operation_id, [problem])
+    seen: dict[bytes, int] = {}  # a digest of each page's items -> its page number
+    yielded = 0
     while True:
-        result = await call(*args, **{**kwargs, argument: page})
+        reply = await call(*args, **{**kwargs, argument: page})
+        result = reply.parsed
         items = _member(result, rule.get("items"))
         items = list(items) if isinstance(items, list | tuple) else []
-        if not items or items == previous:
+        if not items:
             return
+        more = _member(result, rule["has-more"]) is True if rule.get("has-more") else None
+        fingerprint = hashlib.blake2b(repr(items).encode(), digest_size=16).digest()
+        earlier = seen.get(fingerprint)
+        if earlier is not None:
+            if more is None:  # no "more" member: a repeated page is the end
+                return
+            raise APIResponseValidationError(
+                reply.raw,
+                None,
+                message=f"{operation_id}: page {page} repeats page {earlier} while the reply's "
+                f"{rule['has-more']} says more pages follow (does the server ignore "
+                f"{rule.get('page', argument)!r}?); stopped after {yielded} items",
+            )
+        seen[fingerprint] = page
         for item in items:
             yield item
-        if rule.get("has-more"):
-            more = _member(result, rule["has-more"])
-            if more is not True:
-                return
-        previous = items
+        yielded += len(items)
+        if more is False:
+            return
         page += 1
 
 

@@ -37,7 +37,7 @@ from __future__ import annotations
 import asyncio
 import time
 import urllib.request
-from collections.abc import Iterable
+from collections.abc import AsyncIterator, Iterable
 from datetime import timedelta
 
 from pyreqwest import exceptions as rx
@@ -51,8 +51,10 @@ from ._http import (
     ACCESS_KEY_HEADER,
     DEFAULT_MAX_RESPONSE_BYTES,
     MAX_HEADER_BYTES,
+    BodySink,
     RawRequest,
     RawResponse,
+    into_sink,
 )
 from ._network import DEFAULT as DEFAULT_NETWORK
 from ._network import NetworkSettings, redact
@@ -151,7 +153,7 @@ class ReqwestTransport:
             async with builder.timeout(total).build_streamed() as reply:
                 headers = reply.headers
                 if sum(len(k) + len(v) for k, v in headers.items()) <= MAX_HEADER_BYTES:
-                    content = await _read(reply, self.max_response_bytes)
+                    content = await _read(reply, self.max_response_bytes, request.sink)
                     return received(
                         request, reply.status, headers, content, started, self.max_response_bytes
                     )
@@ -170,8 +172,13 @@ class ReqwestTransport:
             await client.close()
 
 
-async def _read(reply: Response, limit: int) -> bytes | None:
-    """The decoded body, or None as soon as it goes past `limit` bytes."""
+async def _read(reply: Response, limit: int, sink: BodySink | None = None) -> bytes | None:
+    """The decoded body, or None as soon as it goes past `limit` bytes.
+
+    A 2xx body goes to `sink` when there is one (b"" then), within the sink's limit.
+    """
+    if sink is not None and 200 <= reply.status < 300:
+        return await into_sink(_blocks(reply), sink)
     length = reply.headers.get("content-length")
     if length is not None and length.isdigit():
         # pyreqwest drops Content-Length when it decodes, so this body is not
@@ -188,6 +195,13 @@ async def _read(reply: Response, limit: int) -> bytes | None:
             return None
         blocks.append(block.to_bytes())
     return b"".join(blocks)
+
+
+async def _blocks(reply: Response) -> AsyncIterator[bytes]:
+    """The body's blocks as they arrive."""
+    reader = reply.body_reader
+    while (block := await reader.read_chunk()) is not None:
+        yield block.to_bytes()
 
 
 def _mapped(

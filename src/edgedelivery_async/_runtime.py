@@ -8,13 +8,16 @@ same engine.
 from __future__ import annotations
 
 import dataclasses
-from typing import TypeVar
+from collections.abc import Awaitable
+from pathlib import Path
+from typing import Any, TypeVar
 
 from ._call import Call
 from ._engine import CallOptions, Engine
-from ._http import RawResponse
+from ._http import DEFAULT_MAX_RESPONSE_BYTES, BodySink, RawResponse
 from ._requests import prepare_call
 from ._response import APIResponse, read_result
+from ._schema import Operation
 from ._telemetry import Telemetry
 
 T = TypeVar("T")
@@ -36,12 +39,25 @@ class ClientRuntime:
 
     async def run(self, call: Call[T]) -> tuple[T, RawResponse]:
         """The result and the reply it came from (`execute` without the APIResponse)."""
+        operation, reply = self.send(call)
+        raw = await reply
+        parsed: T = read_result(operation, raw, call.result)
+        return parsed, raw
+
+    def send(
+        self, call: Call[Any], sink: BodySink | None = None
+    ) -> tuple[Operation | None, Awaitable[RawResponse]]:
+        """Check `call` and start sending it with retries: its operation, and the 2xx
+        reply to await (not a coroutine itself: none more per call on the bulk path).
+
+        With a `sink` the 2xx body goes there instead of the reply (`to_file`).
+        """
         prepared = prepare_call(call)
         options = self.options
         if prepared.headers:
             options = dataclasses.replace(options, headers={**options.headers, **prepared.headers})
         operation = prepared.operation
-        raw = await self.engine.request(
+        reply = self.engine.request(
             prepared.method,
             prepared.target,
             body=prepared.content,
@@ -51,9 +67,24 @@ class ClientRuntime:
             template=operation.path if operation is not None else None,
             accept=operation.accept if operation is not None else None,
             content_type=operation.body_media if operation is not None else None,
+            sink=sink,
         )
-        parsed: T = read_result(operation, raw, call.result)
-        return parsed, raw
+        return operation, reply
+
+    async def download(self, call: Call[Any], destination: Any) -> APIResponse[Path]:
+        """Send `call` and write its 2xx body to `destination` (see `_download`)."""
+        from ._download import download  # only when a download is asked for
+
+        return await download(self, call, destination)
+
+    @property
+    def max_download_bytes(self) -> int:
+        """The cap on a body written to a file: `max_download_bytes`, else the transport's."""
+        found = self.options.max_download_bytes
+        if found is not None:
+            return found
+        limit = getattr(self.engine.transport, "max_response_bytes", DEFAULT_MAX_RESPONSE_BYTES)
+        return int(limit)
 
     @property
     def telemetry(self) -> Telemetry | None:

@@ -52,10 +52,12 @@ from ._http import (
     DEFAULT_MAX_RESPONSE_BYTES,
     MAX_HEADER_BYTES,
     AccessKey,
+    BodySink,
     RawRequest,
     RawResponse,
     Transport,
     headers_with_key,
+    into_sink,
     origin,
 )
 from ._network import DEFAULT as DEFAULT_NETWORK
@@ -180,8 +182,17 @@ def received(
         time.monotonic() - started,
     )
     if content is None:
-        raise ResponseTooLargeError(raw, limit=limit)
+        raise too_large(request, raw, limit)
     return raw
+
+
+def too_large(request: RawRequest, raw: RawResponse, limit: int) -> ResponseTooLargeError:
+    """The error for a body past its cap: the sink's (`max_download_bytes`) for a 2xx
+    body going to a file, else the transport's `limit` (`max_response_bytes`)."""
+    sink = request.sink
+    if sink is not None and 200 <= raw.status < 300:
+        return ResponseTooLargeError(raw, limit=sink.limit, setting="max_download_bytes")
+    return ResponseTooLargeError(raw, limit=limit)
 
 
 # How an exchange ended (`_exchange`): the reply is complete, or went past a limit.
@@ -202,11 +213,13 @@ def head_too_large(request: RawRequest) -> APIConnectionError:
     return APIConnectionError(message, method=request.method, path=request.path, request_sent=True)
 
 
-def check_limits(max_connections: int, max_response_bytes: int) -> None:
-    """Raise `ConfigurationError` unless both are positive integers."""
+def check_limits(
+    max_connections: int, max_response_bytes: int, *, name: str = "max_response_bytes"
+) -> None:
+    """Raise `ConfigurationError` unless both are positive integers (the second called `name`)."""
     for label, value in (
         ("max_connections", max_connections),
-        ("max_response_bytes", max_response_bytes),
+        (name, max_response_bytes),
     ):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ConfigurationError(f"{label} must be a positive integer")
@@ -578,7 +591,7 @@ class AiohttpTransport:
             if complete == _HEAD_TOO_LARGE:
                 error = head_too_large(request)
             else:
-                error = ResponseTooLargeError(raw, limit=self.max_response_bytes)
+                error = too_large(request, raw, self.max_response_bytes)
         raise error  # outside the handler: the library's exception is not its context
 
     async def _exchange(
@@ -614,7 +627,7 @@ class AiohttpTransport:
                 if raw_header_bytes(reply.raw_headers) > MAX_HEADER_BYTES:
                     outcome = _HEAD_TOO_LARGE
                 else:
-                    content = await _read_aiohttp(reply, self.max_response_bytes)
+                    content = await _read_aiohttp(reply, self.max_response_bytes, request.sink)
                     outcome = _COMPLETE if content is not None else _BODY_TOO_LARGE
                 raw = RawResponse(
                     request.method,
@@ -712,8 +725,15 @@ async def _finish(closer: AsyncGenerator[None, None]) -> None:
     await closer.aclose()
 
 
-async def _read_aiohttp(reply: aiohttp.ClientResponse, limit: int) -> bytes | None:
-    """The decoded body, or None as soon as it goes past `limit` bytes."""
+async def _read_aiohttp(
+    reply: aiohttp.ClientResponse, limit: int, sink: BodySink | None = None
+) -> bytes | None:
+    """The decoded body, or None as soon as it goes past `limit` bytes.
+
+    A 2xx body goes to `sink` when there is one (b"" then), within the sink's limit.
+    """
+    if sink is not None and 200 <= reply.status < 300:
+        return await into_sink(reply.content.iter_any(), sink)
     length = reply.content_length
     if length is not None and "Content-Encoding" not in reply.headers:
         # Not decoded, so the framing bounds the body to Content-Length.
@@ -771,7 +791,7 @@ class HttpxTransport:
             if complete == _HEAD_TOO_LARGE:
                 error = head_too_large(request)
             else:
-                error = ResponseTooLargeError(raw, limit=self.max_response_bytes)
+                error = too_large(request, raw, self.max_response_bytes)
         raise error  # outside the handler: the library's exception is not its context
 
     async def _exchange(self, request: RawRequest, timeout: Timeout) -> tuple[RawResponse, str]:
@@ -795,7 +815,7 @@ class HttpxTransport:
                 content: bytes | None = b""
                 outcome = _HEAD_TOO_LARGE
             else:
-                content = await _read_httpx(reply, self.max_response_bytes)
+                content = await _read_httpx(reply, self.max_response_bytes, request.sink)
                 outcome = _COMPLETE if content is not None else _BODY_TOO_LARGE
         finally:
             await reply.aclose()
@@ -817,8 +837,12 @@ class HttpxTransport:
         """The caller owns the client."""
 
 
-async def _read_httpx(reply: httpx.Response, limit: int) -> bytes | None:
-    """The decoded body, or None as soon as it goes past `limit` bytes."""
+async def _read_httpx(
+    reply: httpx.Response, limit: int, sink: BodySink | None = None
+) -> bytes | None:
+    """The decoded body, or None as soon as it goes past `limit` bytes (see `_read_aiohttp`)."""
+    if sink is not None and 200 <= reply.status_code < 300:
+        return await into_sink(reply.aiter_bytes(), sink)
     blocks: list[bytes] = []
     size = 0
     async for block in reply.aiter_bytes():

@@ -32,7 +32,7 @@ import asyncio
 import re
 import time
 from collections import deque
-from collections.abc import Iterator, Mapping
+from collections.abc import AsyncIterator, Iterator, Mapping
 from datetime import timedelta
 from typing import Any
 
@@ -46,8 +46,10 @@ from ._http import (
     DEFAULT_MAX_RESPONSE_BYTES,
     MAX_HEADER_BYTES,
     AccessKey,
+    BodySink,
     RawRequest,
     RawResponse,
+    into_sink,
 )
 from ._network import DEFAULT as DEFAULT_NETWORK
 from ._network import NetworkSettings, redact
@@ -183,7 +185,7 @@ class WreqTransport:
                 reply = await client.request(method, request.url, headers=headers)
             headers = reply.headers
             if _header_bytes(headers) <= MAX_HEADER_BYTES:
-                content = await _read(reply, self.max_response_bytes)
+                content = await _read(reply, self.max_response_bytes, request.sink)
                 return received(
                     request,
                     reply.status.as_int(),
@@ -273,8 +275,13 @@ class _Gate:
         self.busy -= 1
 
 
-async def _read(reply: wreq.Response, limit: int) -> bytes | None:
-    """The decoded body, or None as soon as it goes past `limit` bytes."""
+async def _read(reply: wreq.Response, limit: int, sink: BodySink | None = None) -> bytes | None:
+    """The decoded body, or None as soon as it goes past `limit` bytes.
+
+    A 2xx body goes to `sink` when there is one (b"" then), within the sink's limit.
+    """
+    if sink is not None and 200 <= reply.status.as_int() < 300:
+        return await into_sink(_blocks(reply), sink)
     length = reply.content_length
     if length is not None:  # wreq drops the length when it decodes: this body is framed by it
         if length > limit:
@@ -290,6 +297,13 @@ async def _read(reply: wreq.Response, limit: int) -> bytes | None:
             return None
         blocks.append(bytes(block))
     return blocks[0] if len(blocks) == 1 else b"".join(blocks)
+
+
+async def _blocks(reply: wreq.Response) -> AsyncIterator[bytes]:
+    """The body's blocks as they arrive (trailing headers left out)."""
+    async for block in reply.stream():
+        if isinstance(block, memoryview):
+            yield bytes(block)
 
 
 def _header_bytes(headers: wreq.HeaderMap) -> int:

@@ -14,9 +14,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
+import tempfile
 import traceback
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -70,6 +73,8 @@ async def main() -> dict[str, Any]:
     kinds: dict[str, str] = {}  # the type of each result
     accept: dict[str, str] = {}  # the Accept header each operation sent
     iterated: dict[str, int] = {}  # paginated operations: how many items they yielded
+    downloaded: dict[str, bool] = {}  # binary/text operations: to_file wrote what the call read
+    calls: dict[str, Arguments] = {}
     async with httpx.AsyncClient(transport=fake) as http:
         client = EdgeDeliveryClient(KEY, "https://fake.test", http_client=http, max_retries=0)
         async with client:
@@ -77,6 +82,7 @@ async def main() -> dict[str, Any]:
                 try:
                     seed = SEEDS.get(operation_id)
                     args, kwargs = seed(fake) if seed else document_call(operation_id, document)
+                    calls[operation_id] = (args, kwargs)
                     result = await client.call(operation_id, *args, **kwargs)
                 except EdgeDeliveryError as error:
                     typed[operation_id] = f"{type(error).__name__}: {error}"[:300]
@@ -85,6 +91,10 @@ async def main() -> dict[str, Any]:
                 else:
                     worked.append(operation_id)
                     kinds[operation_id] = type(result).__name__
+                    if _schema.operations()[operation_id].reply != "json":
+                        downloaded[operation_id] = await _download(
+                            client, operation_id, calls[operation_id], result
+                        )
                 sent = fake.requests_for(operation_id)
                 if sent:
                     accept[operation_id] = sent[-1].headers.get("accept", "")
@@ -104,6 +114,7 @@ async def main() -> dict[str, Any]:
                 except BaseException:  # any other exception is the finding
                     raw[f"iterate {operation_id}"] = traceback.format_exc()[-1500:]
     return {
+        "downloaded": downloaded,
         "iterated": iterated,
         "operations": len(cli_document.operations()),
         "worked": worked,
@@ -112,6 +123,20 @@ async def main() -> dict[str, Any]:
         "kinds": kinds,
         "accept": accept,
     }
+
+
+async def _download(
+    client: EdgeDeliveryClient, operation_id: str, arguments: Arguments, result: Any
+) -> bool:
+    """Whether `to_file` writes the body the call read (the file's bytes, as a str for text)."""
+    args, kwargs = arguments
+    with tempfile.TemporaryDirectory() as folder:
+        target = Path(folder) / "download"
+        reply = await client.operation(operation_id).to_file(target, *args, **kwargs)
+        written = reply.parsed.read_bytes()
+        left = sorted(os.listdir(folder))
+    same = written == result if isinstance(result, bytes) else written.decode() == result
+    return same and left == ["download"]
 
 
 if __name__ == "__main__":

@@ -12,52 +12,16 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
-import pytest
-import yaml
-
-from ._corpus import CORPUS, ROOT, published
+from ._corpus import ROOT
 
 COPIED = ("openapi", "codegen", "scripts", "generated", "src", "tests/cli")
 JSON_TYPES = ("application/json", "text/json")
 PAGINATION = {"page": "page", "items": "Items", "has-more": "HasMoreItems"}
-
-
-@pytest.fixture(scope="module")
-def merged(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A copy of the project with the corpus merged in and regenerated."""
-    published()  # the corpus must be there
-    copy = tmp_path_factory.mktemp("corpus") / "project"
-    for name in COPIED:
-        shutil.copytree(ROOT / name, copy / name, ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy2(ROOT / "pyproject.toml", copy / "pyproject.toml")  # pytest's settings
-    shutil.copy2(ROOT / "generator-config.yaml", copy / "generator-config.yaml")
-    env = {**os.environ, "PYTHON": sys.executable}
-    merge = [sys.executable, "scripts/merge-corpus.py", "--corpus", str(CORPUS)]
-    merged = subprocess.run(merge, cwd=copy, env=env, capture_output=True, text=True, check=False)
-    assert merged.returncode == 0, merged.stderr
-    # The one line a maintainer adds: pagination, declared once for the whole document.
-    document = copy / "openapi" / "edge-delivery-1.0.0.yaml"
-    spec = yaml.load(document.read_text(encoding="utf-8"), Loader=yaml.CSafeLoader)
-    spec["x-sdk-pagination"] = PAGINATION
-    document.write_text(yaml.dump(spec, Dumper=yaml.CSafeDumper, sort_keys=False), "utf-8")
-    regenerate = subprocess.run(
-        ["bash", "scripts/regenerate.sh"],
-        cwd=copy,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert regenerate.returncode == 0, regenerate.stdout + regenerate.stderr
-    (copy / "regenerate.log").write_text(regenerate.stdout, encoding="utf-8")
-    return copy
 
 
 def _shipped(copy: Path) -> dict[str, Any]:
@@ -141,8 +105,16 @@ def test_every_operation_works_through_the_client_against_the_fake(merged: Path)
         assert outcome["kinds"][operation_id] == ("str" if text else "bytes")
         binary += not text
     assert binary >= 1
-    # Every operation the declaration makes paginated iterates to its last page.
+    # ... and each of them writes the same body to a file with `.to_file(path, ...)`,
+    # which the surface snapshot lists.
     surface = (merged / "generated" / "PUBLIC_API.txt").read_text(encoding="utf-8")
+    downloads = [line for line in surface.splitlines() if line.startswith("to_file ")]
+    non_json = {op for op, kind in outcome["kinds"].items() if kind in ("str", "bytes")}
+    non_json = {op for op in non_json if not any(map(_is_json, _success_content(operations[op])))}
+    assert set(outcome["downloaded"]) == non_json
+    assert all(outcome["downloaded"].values()), outcome["downloaded"]
+    assert len(downloads) == len(non_json)
+    # Every operation the declaration makes paginated iterates to its last page.
     paginated = [line for line in surface.splitlines() if line.startswith("iterate ")]
     assert len(outcome["iterated"]) == len(paginated) > 0
     assert all(count > 0 for count in outcome["iterated"].values()), outcome["iterated"]

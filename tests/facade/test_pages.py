@@ -8,10 +8,17 @@ from typing import Any
 import attrs
 import pytest
 
-from edgedelivery_async import InvalidRequestError
+from edgedelivery_async import APIResponseValidationError, InvalidRequestError
+from edgedelivery_async._http import RawResponse
 from edgedelivery_async._pages import pages
+from edgedelivery_async._response import APIResponse
 
 RULE = {"page": "page", "page-argument": "page", "items": "Items", "has-more": "HasMoreItems"}
+
+
+def reply(parsed: Any) -> APIResponse[Any]:
+    """A page as a call returns it (`with_response`)."""
+    return APIResponse(parsed, RawResponse("GET", "https://x.invalid/t", "/t", 200, {}, b""))
 
 
 @attrs.define
@@ -30,10 +37,15 @@ def server(
         items = pages_of.get(kwargs["page"], [])
         has_more = (kwargs["page"] + 1 in pages_of) if more is None else more
         if model:
-            return Listing(items, has_more)
-        return {"Items": items, "HasMoreItems": has_more}
+            return reply(Listing(items, has_more))
+        return reply({"Items": items, "HasMoreItems": has_more})
 
     return call, calls
+
+
+async def _into(found: list[Any], call: Any, rule: Any) -> None:
+    async for item in pages(call, "Thing_Index", rule, (), {}):
+        found.append(item)
 
 
 async def _all(call: Any, rule: Any, *args: Any, **kwargs: Any) -> list[Any]:
@@ -67,15 +79,54 @@ async def test_without_a_more_member_an_empty_page_ends() -> None:
 
 
 async def test_a_server_that_ignores_the_page_number_never_loops() -> None:
-    async def call(**kwargs: Any) -> Any:
-        return {"Items": [1, 2], "HasMoreItems": True}
+    calls: list[int] = []
 
+    async def call(**kwargs: Any) -> Any:
+        calls.append(kwargs["page"])
+        return reply({"Items": [1, 2], "HasMoreItems": True})
+
+    found: list[Any] = []
+    with pytest.raises(APIResponseValidationError, match="page 2 repeats page 1"):
+        await _into(found, call, RULE)
+    assert found == [1, 2]  # yielded once, then the error
+    assert calls == [1, 2]
+
+
+async def test_a_server_that_cycles_through_pages_never_loops() -> None:
+    async def call(**kwargs: Any) -> Any:
+        return reply({"Items": [kwargs["page"] % 3], "HasMoreItems": True})
+
+    found: list[Any] = []
+    with pytest.raises(APIResponseValidationError, match="page 4 repeats page 1"):
+        await _into(found, call, RULE)
+    assert found == [1, 2, 0]
+
+
+async def test_without_a_more_member_a_repeated_page_ends_cleanly() -> None:
+    rule = {k: v for k, v in RULE.items() if k != "has-more"}
+
+    async def call(**kwargs: Any) -> Any:  # past the end, the last page again
+        return reply({"Items": [min(kwargs["page"], 3)]})
+
+    assert await _all(call, rule) == [1, 2, 3]
+
+
+async def test_an_empty_page_ends_even_when_more_is_said_to_follow() -> None:
+    call, calls = server({1: [1, 2], 2: []}, more=True)
     assert await _all(call, RULE) == [1, 2]
+    assert [c["page"] for c in calls] == [1, 2]
+
+
+async def test_a_page_number_that_is_no_integer_is_refused_before_sending() -> None:
+    call, calls = server({1: [1]})
+    with pytest.raises(InvalidRequestError, match="integer page number"):
+        await _all(call, RULE, page="2")
+    assert calls == []
 
 
 async def test_a_missing_or_odd_items_member_yields_nothing() -> None:
     async def call(**kwargs: Any) -> Any:
-        return {"Items": None, "HasMoreItems": True}
+        return reply({"Items": None, "HasMoreItems": True})
 
     assert await _all(call, RULE) == []
 

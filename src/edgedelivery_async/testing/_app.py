@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import hmac
+import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -137,7 +138,9 @@ class FakeApp:
             return self._bad_request(route, bad, raw_path)
         handler = HANDLERS.get(route.operation_id)
         if handler is None:
-            return self._from_document(route)
+            reply = self._from_document(route)
+            rule = route.operation.pagination
+            return reply if rule is None else _one_page(reply, rule, query)
         try:
             return handler(self, Match(route, {**query, **params}), payload)
         except NotFound as missing:
@@ -233,6 +236,29 @@ def _numeric_id(raw: str, what: str) -> int:
     if not _inputs.is_integer(raw):
         raise NotFound(f"no {what} {raw!r}")
     return int(raw)
+
+
+def _one_page(reply: Reply, rule: Mapping[str, Any], query: Mapping[str, Any]) -> Reply:
+    """A paginated operation's documented reply, as a list that is one page long.
+
+    The first page holds the documented items and every later page none; the "more"
+    member, when declared, says false. So `iterate()` reads the items once and ends, as
+    against a server that honours the page number.
+    """
+    try:
+        body = json.loads(reply.body)
+    except ValueError:
+        return reply
+    items = rule.get("items")
+    if not isinstance(body, dict) or not isinstance(body.get(items), list):
+        return reply
+    first = rule.get("first", 1)
+    page = query.get(str(rule.get("page")), first)
+    if isinstance(page, int) and page > first:
+        body[items] = []
+    if rule.get("has-more"):
+        body[rule["has-more"]] = False
+    return r.json_reply(reply.status, body)
 
 
 def _path(raw_path: str) -> str:

@@ -1,0 +1,122 @@
+"""Downloads straight to a file: `await method.to_file(path, ...)`.
+
+For operations whose reply is binary or text (an export, a log, an archive): the body is
+written to the file block by block as it arrives, never held in memory whole, on every
+transport. The promises:
+
+- The cap: `max_download_bytes` (a client option, `with_options` too); when not set, the
+  client's `max_response_bytes` applies, as for a reply read into memory. A body past it
+  ends with `ResponseTooLargeError`, as soon as it goes past.
+- No partial file: the body goes to a temporary file beside the destination
+  (`.<name>.<random>.part`), renamed over the destination only once complete. On any
+  failure (a status error, a broken connection, the cap, cancellation, a failed write)
+  the temporary file is removed and the destination is left as it was.
+- Retries, rate control, timeouts and redirects as for any call; a retried attempt
+  writes the body afresh. Error replies (non-2xx) are read into memory as usual and
+  raise the SDK's status errors.
+- The bytes are written as the server sent them (decompressed; a text reply is not
+  re-encoded). A failed write raises `DownloadError`; so does a destination that cannot
+  be written (no such folder, a folder), before anything is sent.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+
+from ._exceptions import DownloadError, InvalidRequestError
+from ._http import SinkFailed
+from ._response import APIResponse
+from ._schema import Problem, operations
+
+if TYPE_CHECKING:
+    from ._call import Call
+    from ._runtime import ClientRuntime
+
+
+# A new file of our own, in binary mode (Windows would translate line ends otherwise).
+_CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+
+
+class FileSink:
+    """A temporary file the transport writes a 2xx body into (`_http.BodySink`)."""
+
+    __slots__ = ("file", "limit")
+
+    def __init__(self, file: IO[bytes], limit: int) -> None:
+        self.file = file
+        self.limit = limit
+
+    def begin(self) -> None:
+        """Start the body afresh: a retried attempt overwrites what an earlier one wrote."""
+        try:
+            self.file.seek(0)
+            self.file.truncate()
+        except OSError as exc:
+            raise SinkFailed(_reason(exc)) from None
+
+    def write(self, block: bytes) -> None:
+        try:
+            self.file.write(block)
+        except OSError as exc:
+            raise SinkFailed(_reason(exc)) from None
+
+
+async def download(runtime: ClientRuntime, call: Call[Any], destination: Any) -> APIResponse[Path]:
+    """Send `call`; write its 2xx body to `destination`; return the path with the reply."""
+    operation = operations().get(call.operation_id) if call.operation_id else None
+    if operation is None or call.result is None or operation.reply == "json":
+        what = "declares no reply body" if call.result is None else "replies with JSON"
+        message = f"to_file is for operations whose reply is binary or text; this one {what}"
+        raise InvalidRequestError(call.operation_id or "request", [Problem("", message)])
+    target = _target(call.operation_id, destination)
+    part = target.with_name(f".{target.name}.{secrets.token_hex(4)}.part")
+    try:  # created as the destination would be: the umask applies, no other writer shares it
+        descriptor = os.open(part, _CREATE, 0o666)
+    except OSError as exc:
+        raise DownloadError(str(target), _reason(exc)) from None
+    file = os.fdopen(descriptor, "wb")
+    renamed = False
+    try:
+        _, reply = runtime.send(call, FileSink(file, runtime.max_download_bytes))
+        try:
+            raw = await reply
+        except SinkFailed as exc:
+            raise DownloadError(str(target), str(exc)) from None
+        try:
+            file.close()
+            os.replace(part, target)
+        except OSError as exc:
+            raise DownloadError(str(target), _reason(exc)) from None
+        renamed = True
+    finally:
+        if not renamed:
+            file.close()
+            with contextlib.suppress(OSError):
+                os.unlink(part)
+    return APIResponse(target, raw)
+
+
+def _target(operation_id: str, destination: Any) -> Path:
+    """The destination as a path whose folder exists and which is not itself a folder."""
+    try:
+        target = Path(os.fspath(destination))
+    except TypeError:
+        problem = Problem("destination", "must be a path (str or os.PathLike)")
+        raise InvalidRequestError(operation_id, [problem]) from None
+    if not target.name:
+        problem = Problem("destination", "must be a file path (str or os.PathLike of str)")
+        raise InvalidRequestError(operation_id, [problem])
+    if target.is_dir():
+        raise DownloadError(str(target), "it is a folder")
+    if not target.parent.is_dir():
+        raise DownloadError(str(target), f"no such folder: {str(target.parent)!r}")
+    return target
+
+
+def _reason(exc: OSError) -> str:
+    """What the operating system said, without the library's repr."""
+    return exc.strerror or type(exc).__name__
