@@ -55,6 +55,44 @@ def test_a_nullable_path_parameter_becomes_a_required_string() -> None:
     assert document["paths"]["/rules/{ruleId}"]["delete"]["parameters"] == [parameter]
 
 
+def test_a_parameter_default_that_breaks_its_own_schema_is_dropped() -> None:
+    """`page` default 0 with `minimum: 1` (as published): refused by openapi-spec-validator,
+    and a method that sent it could not be called without arguments. Valid defaults stay."""
+    page = {
+        "name": "page",
+        "in": "query",
+        "schema": {"type": "integer", "format": "int32", "default": 0, "minimum": 1},
+    }
+    size = {"name": "perPage", "in": "query", "schema": {"$ref": "#/components/schemas/Size"}}
+    valid = {"name": "search", "in": "query", "schema": {"type": "string", "default": "a"}}
+    document = _document(
+        {
+            "/zones": {
+                "get": {
+                    "operationId": "Zone_List",
+                    "parameters": [page, size, valid],
+                    "responses": OK,
+                }
+            }
+        }
+    )
+    document["components"]["schemas"]["Size"] = {"type": "integer", "default": 5, "maximum": 3}
+    repaired, done = prepare_spec.repair(document)
+    fixed = repaired["paths"]["/zones"]["get"]["parameters"]
+    assert fixed[0]["schema"] == {"type": "integer", "format": "int32", "minimum": 1}
+    assert fixed[1]["schema"] == {"type": "integer", "maximum": 3}
+    assert fixed[2] == valid
+    assert done == [
+        "GET /zones (Zone_List): parameter 'page' default 0 is below its minimum 1;"
+        " dropped (not sent, the server applies its own)",
+        "GET /zones (Zone_List): parameter 'perPage' default 5 is above its maximum 3;"
+        " dropped (not sent, the server applies its own)",
+    ]
+    # The component a parameter refers to stays as published; the input is not changed.
+    assert repaired["components"]["schemas"]["Size"]["default"] == 5
+    assert document["paths"]["/zones"]["get"]["parameters"] == [page, size, valid]
+
+
 def test_a_path_parameter_the_path_lacks_is_dropped_and_an_undeclared_one_added() -> None:
     operation = {
         "operationId": "Script_Publish",
