@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -180,11 +179,10 @@ def test_what_cannot_be_repaired_names_the_operation_reason_and_fix(
     assert expected in str(raised.value)
 
 
-def test_regenerate_prints_each_repair_and_names_a_fault_it_cannot_mend(tmp_path: Path) -> None:
-    root = tmp_path / "repo"
-    for name in ("openapi", "codegen", "scripts", "generated"):
-        shutil.copytree(ROOT / name, root / name, ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy(ROOT / "generator-config.yaml", root / "generator-config.yaml")
+def test_regenerate_prints_each_repair_and_names_a_fault_it_cannot_mend(
+    tmp_path: Path, project_copy: ModuleType
+) -> None:
+    root: Path = project_copy.copy_project(tmp_path / "repo")
     document = root / "openapi" / "edge-delivery-1.0.0.yaml"
     spec = yaml.safe_load(document.read_text(encoding="utf-8"))
     spec["paths"]["/pullzone/{pullZoneId}/edgerules/{edgeRuleId}"] = {

@@ -8,17 +8,16 @@ and ruff beside it are used wherever the virtual environment lives (here or in C
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 import yaml
 
 from ._document import ROOT
 
-COPIED = ("openapi", "codegen", "scripts", "generated", "generator-config.yaml")
 FIELD = "firstPasswordSymbols"  # a field of ContainerRegistry
 
 
@@ -36,16 +35,8 @@ def run_check(root: Path) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.fixture
-def tree_copy(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    root.mkdir()
-    for name in COPIED:
-        if (ROOT / name).is_file():
-            shutil.copy(ROOT / name, root / name)
-            continue
-        shutil.copytree(
-            ROOT / name, root / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc")
-        )
+def tree_copy(tmp_path: Path, project_copy: ModuleType) -> Path:
+    root: Path = project_copy.copy_project(tmp_path / "repo")
     return root
 
 
