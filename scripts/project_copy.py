@@ -8,7 +8,8 @@ a changed document on a copy (tests/maintainer, tests/spec, tests/corpus) and
 - `copy_project(dest)`: what `scripts/regenerate.sh` needs (the document, codegen/,
   scripts/, generated/, the generator's config and pyproject.toml), plus `extra` folders;
 - `copy_project(dest, whole=True)`: the whole working tree, without VCS data, virtual
-  environments, caches and build output (npm tools are linked, not copied);
+  environments, caches and build output (npm tools are linked, not copied), with
+  `../shared` (the corpus) linked beside it when there is none;
 - `merge_corpus(dest, corpus)`: on a copy, what a maintainer does to take the service's
   published documents (issue 20): `scripts/merge-corpus.py`, the one `x-sdk-pagination`
   line, then `scripts/regenerate.sh`. Its output is kept in `regenerate.log`.
@@ -81,6 +82,10 @@ def copy_project(dest: Path, extra: Iterable[str] = (), *, whole: bool = False) 
         # The spec linter's npm packages are installed once, in the tree; link them.
         for modules in ROOT.glob("tools/*/node_modules"):
             (dest / modules.relative_to(ROOT)).symlink_to(modules, target_is_directory=True)
+        # The copy sees the same ../shared (the corpus) the repository sees.
+        shared, beside = ROOT.parent / "shared", dest.parent / "shared"
+        if shared.is_dir() and not beside.exists():
+            beside.symlink_to(shared.resolve(), target_is_directory=True)
         return dest
     for name in (*REGENERATION, *extra):
         _copy(ROOT / name, dest / name)

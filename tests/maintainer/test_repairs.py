@@ -133,10 +133,20 @@ def test_path_level_parameters_move_onto_each_operation() -> None:
 
 
 def test_the_shipped_document_needs_no_repair() -> None:
-    document = yaml.safe_load((ROOT / "openapi/edge-delivery-1.0.0.yaml").read_text("utf-8"))
+    """The hand-written operations (the API reference's) need no repair, and a repaired
+    document needs none again. Held for the reference's operations: a document taken as
+    published (scripts/corpus-suite.sh merges the corpus in) needs repairs by design."""
+    from spec.test_document import REFERENCE_OPERATIONS  # tests/spec/test_document.py
+
+    text = (ROOT / "openapi/edge-delivery-1.0.0.yaml").read_text("utf-8")
+    document = yaml.load(text, Loader=yaml.CSafeLoader)
     repaired, done = prepare_spec.repair(document)
-    assert done == []
-    assert repaired == document
+    ours = [(method.upper(), path) for method, path, _, _ in REFERENCE_OPERATIONS]
+    assert ours
+    for method, path in ours:
+        assert not [line for line in done if line.startswith(f"{method} {path} ")], path
+        assert repaired["paths"][path] == document["paths"][path], path
+    assert prepare_spec.repair(repaired) == (repaired, [])
 
 
 @pytest.mark.parametrize(
