@@ -371,6 +371,10 @@ def nullable_everywhere(spec: dict[str, Any]) -> None:
             return {"allOf": [node], "nullable": True}
         if node:  # `{}` (any value) already allows null
             node["nullable"] = True
+        if isinstance(node.get("enum"), list) and None not in node["enum"]:
+            # OpenAPI 3.0: a nullable enum allows null only when it lists it; the generator
+            # reads the list (otherwise a null member makes the whole object unreadable).
+            node["enum"] = [*node["enum"], None]
         return node
 
     def visit(schema: dict[str, Any]) -> None:

@@ -81,7 +81,10 @@ def text_of(raw: RawResponse) -> str:
         return raw.content.decode("utf-8", errors="replace")
 
 
-_RESULT_OBJECT = frozenset({"value", "formatters", "contentTypes", "declaredType", "statusCode"})
+# The members of an ASP.NET (accepted) result object; `location` is an AcceptedResult's.
+_RESULT_OBJECT = frozenset(
+    {"value", "formatters", "contentTypes", "declaredType", "statusCode", "location"}
+)
 
 
 def check_result(raw: RawResponse, body: Any, value_member: str | None) -> None:

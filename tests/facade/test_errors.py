@@ -521,6 +521,9 @@ ACCEPTED_BODIES = {
     ).encode(),
     "no-declared-type": b'{"value": null, "formatters": [], "statusCode": 202}',
     "only-status": b'{"statusCode": 202}',
+    "with-location": json.dumps(
+        {"location": None, "value": None, "declaredType": "X", "statusCode": 202}
+    ).encode(),
     "wrapper-without-data": b'{"error": {"success": true}}',
 }
 

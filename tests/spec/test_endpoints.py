@@ -426,7 +426,14 @@ async def test_another_documented_success_carries_no_result(
     assert reply.parsed is not None
 
 
-ACCEPTED_RESULT_OBJECT = {"value", "formatters", "contentTypes", "declaredType", "statusCode"}
+ACCEPTED_RESULT_OBJECT = {
+    "value",
+    "formatters",
+    "contentTypes",
+    "declaredType",
+    "statusCode",
+    "location",
+}
 
 
 def carries_a_result(operation: Operation, body: Any) -> bool:
