@@ -39,6 +39,7 @@ import jinja2
 import yaml
 from docstrings import describe  # codegen/docstrings.py, beside this script
 from openapi_python_client.strings import ClassName, snake_case
+from prepare_spec import breaks_its_schema  # codegen/prepare_spec.py, beside this script
 
 SUCCESS = ("200", "201", "2XX", "203", "204", "202")  # the result, before "accepted"
 INPUT_SCALARS = {"string": "str", "integer": "int", "number": "float", "boolean": "bool"}
@@ -532,32 +533,12 @@ def _json_media(content: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def _fits(value: Any, schema: dict[str, Any]) -> bool:
-    """Whether a document default is a value of its own schema. One that is not (`page`
-    default 0 with minimum 1) is not the method's default: the argument is left out
-    unless given, and the server applies its own."""
-    kinds = {"integer": int, "number": (int, float), "string": str, "boolean": bool}
-    kind = schema.get("type")
-    if value is None:
-        return bool(schema.get("nullable"))
-    if kind in kinds and (
-        not isinstance(value, kinds[kind]) or (kind != "boolean" and isinstance(value, bool))
-    ):
+    """Whether a document default can be the argument's default: a value of its own schema
+    (prepare_spec drops a parameter default that is not, so this holds for a repaired
+    document) and no list or object (no mutable defaults in signatures)."""
+    if schema.get("type") in ("array", "object") or isinstance(value, (list, dict)):
         return False
-    if kind in ("array", "object") or isinstance(value, (list, dict)):
-        return False  # no mutable defaults in signatures
-    if "enum" in schema and value not in schema["enum"]:
-        return False
-    if isinstance(value, (int, float)):
-        if "minimum" in schema and value < schema["minimum"]:
-            return False
-        if "maximum" in schema and value > schema["maximum"]:
-            return False
-    if isinstance(value, str):
-        if len(value) < schema.get("minLength", 0):
-            return False
-        if "maxLength" in schema and len(value) > schema["maxLength"]:
-            return False
-    return True
+    return breaks_its_schema(value, schema) is None
 
 
 def _or_none(type_: str) -> str:

@@ -5,9 +5,10 @@ Two stages, each a list of functions with their reason (codegen/README.md):
 - REPAIRS make a document taken as published (the service's own documents) valid
   where it is not, by rules that keep its meaning: a path parameter is a required
   non-null value, declared path parameters match the path, every operation has an
-  operationId. Each repair is reported, naming the operation. The repaired document
-  is what the emitter reads and what the package ships (`openapi.json`). What cannot
-  be repaired fails, naming the operation, the reason and the fix.
+  operationId, a parameter's default is a value of its own schema. Each repair is
+  reported, naming the operation. The repaired document is what the emitter reads
+  and what the package ships (`openapi.json`). What cannot be repaired fails, naming
+  the operation, the reason and the fix.
 - REWRITES: openapi-python-client 0.29.1 mis-generates a few constructs without an
   error (see shared/notes/openapi-python-client.md), so the generator's input is
   rewritten into forms it handles, and nothing else. The facade enforces the rules
@@ -209,12 +210,76 @@ def refs_resolve(spec: dict[str, Any]) -> list[str]:
     return []
 
 
+def breaks_its_schema(value: Any, schema: dict[str, Any]) -> str | None:
+    """How a default breaks its own (resolved) schema, or None: the type, `enum`,
+    `minimum`/`maximum`, `minLength`/`maxLength` (what documents get wrong; `page`
+    default 0 with `minimum: 1`)."""
+    kinds: dict[str, Any] = {
+        "integer": int,
+        "number": (int, float),
+        "string": str,
+        "boolean": bool,
+        "array": list,
+        "object": dict,
+    }
+    kind = schema.get("type")
+    if value is None:
+        return None if schema.get("nullable") else "null, which the schema does not allow"
+    if isinstance(kind, str) and kind in kinds:
+        wrong_bool = isinstance(value, bool) and kind in ("integer", "number")
+        if wrong_bool or not isinstance(value, kinds[kind]):
+            return f"not of type {kind}"
+    if "enum" in schema and value not in schema["enum"]:
+        return "not one of its enum"
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if "minimum" in schema and value < schema["minimum"]:
+            return f"below its minimum {schema['minimum']:g}"
+        if "maximum" in schema and value > schema["maximum"]:
+            return f"above its maximum {schema['maximum']:g}"
+    if isinstance(value, str):
+        if len(value) < schema.get("minLength", 0):
+            return f"shorter than its minLength {schema['minLength']}"
+        if "maxLength" in schema and len(value) > schema["maxLength"]:
+            return f"longer than its maxLength {schema['maxLength']}"
+    return None
+
+
+def parameter_defaults_fit(spec: dict[str, Any]) -> list[str]:
+    """A parameter's `default` that breaks its own schema (`page` default 0 with
+    `minimum: 1`) is dropped: sent, it would be refused, and a method whose default is
+    refused cannot be called without arguments. Without it the argument is not sent and
+    the server applies its own default. The document is otherwise valid OpenAPI again
+    (openapi-spec-validator refuses such a default)."""
+    done = []
+    for method, path, op in _items(spec):
+        parameters = op.get("parameters", [])
+        for index, raw in enumerate(parameters):
+            parameter = _resolve(spec, raw)
+            schema = _resolve(spec, parameter.get("schema", {}))
+            if "default" not in schema:
+                continue
+            why = breaks_its_schema(schema["default"], schema)
+            if why is None:
+                continue
+            # The operation gets its own copy; a shared component stays as it is.
+            fixed = copy.deepcopy(parameter)
+            fixed["schema"] = {k: v for k, v in schema.items() if k != "default"}
+            parameters[index] = fixed
+            done.append(
+                f"{_where(method, path, op)}: parameter {parameter.get('name')!r} default"
+                f" {json.dumps(schema['default'])} is {why}; dropped (not sent, the server"
+                " applies its own)"
+            )
+    return done
+
+
 REPAIRS = (
     path_level_parameters,
     missing_operation_ids,
     unique_operation_ids,
     refs_resolve,
     path_parameters_match_the_path,
+    parameter_defaults_fit,
 )
 
 
@@ -306,6 +371,10 @@ def nullable_everywhere(spec: dict[str, Any]) -> None:
             return {"allOf": [node], "nullable": True}
         if node:  # `{}` (any value) already allows null
             node["nullable"] = True
+        if isinstance(node.get("enum"), list) and None not in node["enum"]:
+            # OpenAPI 3.0: a nullable enum allows null only when it lists it; the generator
+            # reads the list (otherwise a null member makes the whole object unreadable).
+            node["enum"] = [*node["enum"], None]
         return node
 
     def visit(schema: dict[str, Any]) -> None:

@@ -330,6 +330,9 @@ def error_details(body: Any) -> ErrorDetails:
         details.message = _text(wrapper.get("message"))
     elif isinstance(wrapper, str) and wrapper:  # registry create: {id, error, status}
         details.message = wrapper
+    elif "message" in body or "errorKey" in body:  # the wrapper's fields, unwrapped
+        details.error_key = _text(body.get("errorKey"))
+        details.message = _text(body.get("message"))
     status = body.get("status")
     if isinstance(status, str) and status:  # registry create: saved, notFound, ...
         details.error_key = status
@@ -338,7 +341,7 @@ def error_details(body: Any) -> ErrorDetails:
         details.error_key = _text(body.get("ErrorKey"))
         details.field = _text(body.get("Field"))
         details.message = _text(body.get("Message"))
-    if "statusCode" in body and "declaredType" in body:  # shield result object
+    if "statusCode" in body and details.message is None:  # shield result object, or {statusCode}
         details.message = f"result object with status {body.get('statusCode')}"
     if "title" in body or "detail" in body:  # problem-style and validation-style
         details.message = _text(body.get("detail")) or _text(body.get("title"))

@@ -174,7 +174,10 @@ def encode_headers(
             if param.required:
                 problems.append(Problem(param.name, "is required"))
             continue
-        text = ",".join(_parameter_values(param, value, problems, explode=False))
+        texts = _parameter_values(param, value, problems, explode=False)
+        if not texts:  # refused (a problem is listed)
+            continue
+        text = ",".join(texts)
         if not (text.isascii() and text.isprintable()):
             problems.append(Problem(param.name, "must be printable ASCII"))
             continue
@@ -203,12 +206,16 @@ def _parameter_values(
     if found:
         problems.extend(Problem(param.name, p.message) for p in found)
         return []
+    plain = [_scalar_text(item) for item in (wire if isinstance(wire, list) else [wire])]
+    if not all(_encodable(text) for text in plain):
+        problems.append(Problem(param.name, "must be valid Unicode text (no lone surrogates)"))
+        return []
     encode = encode or (lambda text: text)
+    texts = [encode(text) for text in plain]
     if isinstance(wire, list):
-        texts = [encode(_scalar_text(item)) for item in wire]
         # style form, explode false: one `name=a,b`, the commas themselves not encoded
         return texts if (param.explode if explode is None else explode) else [",".join(texts)]
-    return [encode(_scalar_text(wire))]
+    return texts
 
 
 def _query_value(text: str) -> str:

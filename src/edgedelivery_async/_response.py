@@ -81,16 +81,22 @@ def text_of(raw: RawResponse) -> str:
         return raw.content.decode("utf-8", errors="replace")
 
 
-_RESULT_OBJECT = frozenset({"value", "formatters", "contentTypes", "declaredType", "statusCode"})
+# The members of an ASP.NET (accepted) result object; `location` is an AcceptedResult's.
+_RESULT_OBJECT = frozenset(
+    {"value", "formatters", "contentTypes", "declaredType", "statusCode", "location"}
+)
 
 
 def check_result(raw: RawResponse, body: Any, value_member: str | None) -> None:
     """Raise for a 2xx reply that carries no result.
 
     A 202 without the result (empty, an accepted-result object, or no `value` member)
-    is AcceptedWithoutResultError. An ASP.NET result object (`statusCode` and
-    `declaredType`, no `data`) on another 2xx is APIResultError.
+    is AcceptedWithoutResultError. A 204 (No Content: by definition without a body, as
+    documents declare it beside a result's 200) and an ASP.NET result object
+    (`statusCode` and `declaredType`, no `data`) on another 2xx are APIResultError.
     """
+    if raw.status == 204 and body is None:
+        raise APIResultError(raw, body, message="204 No Content: the reply carries no result")
     is_object = isinstance(body, Mapping)
     if raw.status == 202:
         accepted_shape = is_object and body.keys() <= _RESULT_OBJECT

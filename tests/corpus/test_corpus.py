@@ -19,7 +19,6 @@ from typing import Any
 
 from ._corpus import ROOT
 
-COPIED = ("openapi", "codegen", "scripts", "generated", "src", "tests/cli")
 JSON_TYPES = ("application/json", "text/json")
 PAGINATION = {"page": "page", "items": "Items", "has-more": "HasMoreItems"}
 

@@ -247,6 +247,31 @@ async def test_shield_result_object_body() -> None:
     assert "GET /shield/shield-zone/get-by-pullzone/42 -> 404" in str(error)
 
 
+@pytest.mark.parametrize(
+    ("body", "message", "error_key"),
+    [
+        # The wrapper's fields at the top (the shield documents' GenericRequestResponse).
+        (
+            {"statusCode": 404, "success": False, "message": "No zone.", "errorKey": "zone.x"},
+            "No zone.",
+            "zone.x",
+        ),
+        ({"success": False, "errorKey": "zone.x"}, None, "zone.x"),
+        # A result object that carries only its status (UnauthorizedResult).
+        ({"statusCode": 404}, "result object with status 404", None),
+    ],
+)
+async def test_unwrapped_error_bodies(
+    body: Any, message: str | None, error_key: str | None
+) -> None:
+    error = await raised(reply(404, body), get_registry)
+
+    assert isinstance(error, NotFoundError)
+    assert error.body == body
+    assert error.message == message
+    assert error.error_key == error_key
+
+
 async def test_upload_scanning_wrapper_on_error_status() -> None:
     error = await raised(reply(404, SCANNING_FAILURE), lambda c: c.shield.get_upload_scanning(7))
 
@@ -496,6 +521,9 @@ ACCEPTED_BODIES = {
     ).encode(),
     "no-declared-type": b'{"value": null, "formatters": [], "statusCode": 202}',
     "only-status": b'{"statusCode": 202}',
+    "with-location": json.dumps(
+        {"location": None, "value": None, "declaredType": "X", "statusCode": 202}
+    ).encode(),
     "wrapper-without-data": b'{"error": {"success": true}}',
 }
 
@@ -508,6 +536,18 @@ async def test_accepted_without_result_is_one_class(call: Any, content: bytes) -
     assert type(error) is AcceptedWithoutResultError
     assert isinstance(error, APIResultError)
     assert error.status_code == 202
+
+
+@pytest.mark.parametrize(("name", "call"), PARSED_CALLS, ids=[name for name, _ in PARSED_CALLS])
+async def test_no_content_where_a_result_is_declared(name: str, call: Any) -> None:
+    """A 204 has no body by definition (documents declare one beside the result's 200): a
+    success without the result, not a reply that cannot be read."""
+    error = await raised(reply(204), call)
+
+    assert type(error) is APIResultError, name
+    assert error.status_code == 204
+    assert error.body is None
+    assert "204 No Content: the reply carries no result" in str(error)
 
 
 async def test_accepted_with_the_result_returns_it() -> None:

@@ -374,3 +374,23 @@ async def test_self_referential_input_is_an_invalid_request() -> None:
         with pytest.raises(InvalidRequestError, match="contains itself"):
             await client.containers.add_template("app", loop)
     assert recorder.requests == []
+
+
+@pytest.mark.parametrize(
+    "value", ["\ud800", ["ok", "x\udfff"]], ids=["lone-surrogate", "in-an-array"]
+)
+def test_a_query_or_header_value_that_is_not_unicode_text_is_a_problem(value: Any) -> None:
+    """A string parameter with no other constraint takes any str, but a lone surrogate has
+    no UTF-8 form: a problem named by the parameter, not a raw UnicodeEncodeError."""
+    from edgedelivery_async._requests import encode_headers, encode_query
+    from edgedelivery_async._schema import Parameter
+
+    text = {"type": "string"}
+    schema = {"type": "array", "items": text} if isinstance(value, list) else text
+    param = Parameter("search", schema, required=False, explode=True)
+    problems: list[Any] = []
+    assert encode_query((param,), {"search": value}, problems) == ""
+    assert [str(p) for p in problems] == ["search: must be valid Unicode text (no lone surrogates)"]
+    problems = []
+    assert encode_headers((param,), {"search": value}, problems) == {}
+    assert [str(p) for p in problems] == ["search: must be valid Unicode text (no lone surrogates)"]

@@ -9,11 +9,11 @@ the CLI; the copy's own code is exercised in a subprocess.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from types import ModuleType
 
 import yaml
 
@@ -118,11 +118,10 @@ SCRIPT = textwrap.dedent(
 )
 
 
-def test_a_new_operation_needs_no_hand_written_line(tmp_path: Path) -> None:
-    copy = tmp_path / "project"
-    for folder in ("openapi", "codegen", "scripts", "generated", "src"):
-        shutil.copytree(ROOT / folder, copy / folder, ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy(ROOT / "generator-config.yaml", copy / "generator-config.yaml")
+def test_a_new_operation_needs_no_hand_written_line(
+    tmp_path: Path, project_copy: ModuleType
+) -> None:
+    copy: Path = project_copy.copy_project(tmp_path / "project", extra=("src",))
     document = copy / "openapi" / "edge-delivery-1.0.0.yaml"
     spec = yaml.safe_load(document.read_text(encoding="utf-8"))
     spec["paths"]["/pullzone/{id}"] = NEW_OPERATION

@@ -4,10 +4,10 @@ the document) and never fails without saying why; on failure nothing is written.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -16,11 +16,8 @@ TEMPLATES = Path("codegen") / "sdk_templates"
 
 
 @pytest.fixture
-def tree(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    for name in ("openapi", "codegen", "scripts", "generated", "src"):
-        shutil.copytree(ROOT / name, root / name, ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy(ROOT / "generator-config.yaml", root / "generator-config.yaml")
+def tree(tmp_path: Path, project_copy: ModuleType) -> Path:
+    root: Path = project_copy.copy_project(tmp_path / "repo", extra=("src",))
     return root
 
 

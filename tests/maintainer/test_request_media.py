@@ -7,11 +7,11 @@ and against the fake."""
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import yaml
@@ -80,11 +80,10 @@ SCRIPT = textwrap.dedent(
 )
 
 
-def test_request_bodies_go_in_the_declared_media_type(tmp_path: Path) -> None:
-    copy = tmp_path / "project"
-    for folder in ("openapi", "codegen", "scripts", "generated", "src"):
-        shutil.copytree(ROOT / folder, copy / folder, ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy(ROOT / "generator-config.yaml", copy / "generator-config.yaml")
+def test_request_bodies_go_in_the_declared_media_type(
+    tmp_path: Path, project_copy: ModuleType
+) -> None:
+    copy: Path = project_copy.copy_project(tmp_path / "project", extra=("src",))
     document = copy / "openapi" / "edge-delivery-1.0.0.yaml"
     spec = yaml.safe_load(document.read_text(encoding="utf-8"))
     text = {"type": "string"}

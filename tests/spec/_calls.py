@@ -3,9 +3,10 @@
 Everything is derived from the document and from the generated method's signature
 (`inspect.signature(type(resource).method)`): path values (integers: INT64; strings:
 IDENTIFIER, which needs percent-encoding), query and header values built from their
-schemas, and the document's request example as the body, passed as the whole-body argument
-when the method has one, else as keyword fields (wire name -> Python name by matching the
-signature: the parameter's `x-sdk-name`, else the one argument spelled like the wire name).
+schemas, and the document's request example as the body (else a sample of its schema),
+passed as the whole-body argument when the method has one, else as keyword fields (wire
+name -> Python name by matching the signature: the parameter's `x-sdk-name`, else the one
+argument spelled like the wire name).
 """
 
 from __future__ import annotations
@@ -25,7 +26,9 @@ import httpx
 from edgedelivery_openapi import models
 from edgedelivery_openapi.resources import OPERATIONS, Resources
 
-from edgedelivery_async import APIResponse, EdgeDeliveryClient
+from edgedelivery_async import APIResponse, EdgeDeliveryClient, _schema
+from edgedelivery_async.testing import _samples as samples
+from edgedelivery_async.testing._document import Document
 
 from ._document import JSON, Operation, media_examples, resolve
 
@@ -63,6 +66,38 @@ def python_name(wire: str, candidates: Sequence[str], *nodes: Any) -> str:
     found = [name for name in candidates if names_match(name, wire, *nodes)]
     assert len(found) == 1, f"{wire!r}: no single argument among {list(candidates)}"
     return found[0]
+
+
+def shipped(operation: Operation) -> dict[str, Any]:
+    """The operation as the package ships it (`openapi.json`): where the naming rule chose
+    another name than the plain reading, the emitter wrote it there (`x-sdk-name` on a
+    parameter, `x-sdk-field-names`, `x-sdk-body-name`; codegen/README.md, Naming)."""
+    found: dict[str, Any] = _schema.spec()["paths"][operation.path][operation.method]
+    return found
+
+
+def parameter_nodes(operation: Operation, parameter: dict[str, Any]) -> tuple[Any, ...]:
+    """The nodes that name a parameter's argument: the shipped one first, then the document's."""
+    document = Document()
+    for raw in shipped(operation).get("parameters", []):
+        node = document.deref(raw)
+        if (node.get("in"), node.get("name")) == (parameter["in"], parameter["name"]):
+            return node, parameter
+    return (parameter,)
+
+
+def field_nodes(operation: Operation, wire: str, prop: Any) -> tuple[Any, ...]:
+    """The nodes that name a body field's argument: the shipped operation's
+    `x-sdk-field-names` entry when it has one, else the property (as written, resolved)."""
+    hint = (shipped(operation).get("x-sdk-field-names") or {}).get(wire)
+    return ({"x-sdk-name": hint},) if hint else (prop, resolve(prop))
+
+
+def body_name(operation: Operation) -> str:
+    """The name of the whole-body argument (`x-sdk-body-name` of the shipped operation, else
+    the body's `x-sdk-body`, else `body`)."""
+    body = operation.request_body() or {}
+    return str(shipped(operation).get("x-sdk-body-name") or body.get("x-sdk-body", "body"))
 
 
 def percent_encode(text: str) -> str:
@@ -177,13 +212,22 @@ def wire_text(value: Any) -> str:
 
 
 def request_example(operation: Operation) -> Any:
-    """The first `application/json` request example, or None for operations without a body."""
+    """The first `application/json` request example, or None for operations without a body.
+
+    A body without an example (documents as published seldom give one) is the fake's
+    sample of its schema, which fits the schema as the client validates it."""
     body = operation.request_body()
     if body is None:
         return None
     found = media_examples(body["content"][JSON])
-    assert found, f"{operation.operation_id}: the request body has no example"
-    return found[0][1]
+    if found:
+        return found[0][1]
+    return sample_of(body["content"][JSON]["schema"])
+
+
+def sample_of(schema: Any) -> Any:
+    """A value of a schema of the document (`edgedelivery_async.testing`'s sampler)."""
+    return samples.sample(schema, Document())
 
 
 @dataclass
@@ -205,13 +249,15 @@ def arguments(operation: Operation, *, keyword_body: bool = False) -> Arguments:
     keywords = keyword_only(operation)
     path_parameters = operation.parameters_in("path")
     for parameter, argument in zip(path_parameters, positional(operation), strict=False):
-        assert names_match(argument.name, parameter["name"], parameter), argument.name
+        nodes = parameter_nodes(operation, parameter)
+        assert names_match(argument.name, parameter["name"], *nodes), argument.name
         integer = flat(parameter["schema"]).get("type") == "integer"
         out.args.append(INT64 if integer else IDENTIFIER)
         encoded = str(INT64) if integer else IDENTIFIER_ENCODED
         out.path = out.path.replace("{" + parameter["name"] + "}", encoded)
     for parameter in operation.parameters_in("query"):
-        name = python_name(parameter["name"], list(keywords), parameter)
+        nodes = parameter_nodes(operation, parameter)
+        name = python_name(parameter["name"], list(keywords), *nodes)
         value = sample(parameter.get("schema", {}), example=example_of(parameter))
         out.kwargs[name] = value
         style = parameter.get("style", "form")
@@ -220,7 +266,8 @@ def arguments(operation: Operation, *, keyword_body: bool = False) -> Arguments:
         pairs = [(parameter["name"], t) for t in texts] if explode else []
         out.query.extend(pairs or [(parameter["name"], ",".join(texts))])
     for parameter in operation.parameters_in("header"):
-        name = python_name(parameter["name"], list(keywords), parameter)
+        nodes = parameter_nodes(operation, parameter)
+        name = python_name(parameter["name"], list(keywords), *nodes)
         value = sample(parameter.get("schema", {}), header=True, example=example_of(parameter))
         out.kwargs[name] = value
         texts = [wire_text(v) for v in value] if isinstance(value, list) else [wire_text(value)]
@@ -240,7 +287,8 @@ def arguments(operation: Operation, *, keyword_body: bool = False) -> Arguments:
                 extra[wire] = value
                 continue
             prop = properties[wire]
-            out.kwargs[python_name(wire, list(keywords), prop, resolve(prop))] = value
+            nodes = field_nodes(operation, wire, prop)
+            out.kwargs[python_name(wire, list(keywords), *nodes)] = value
         if extra:
             out.kwargs["extra_fields"] = extra
     return out
@@ -253,12 +301,15 @@ def status_for(key: str) -> int:
 
 
 def response_example(operation: Operation, key: str) -> Any:
-    """The first `application/json` example of a response, or NO_BODY."""
+    """The first `application/json` example of a response (else a sample of its schema),
+    or NO_BODY when the response promises no JSON body."""
     content = resolve(operation.op["responses"][key]).get("content", {})
     if JSON not in content:
         return NO_BODY
     found = media_examples(content[JSON])
-    return found[0][1] if found else NO_BODY
+    if found:
+        return found[0][1]
+    return sample_of(content[JSON]["schema"]) if "schema" in content[JSON] else NO_BODY
 
 
 def success_reply(operation: Operation) -> tuple[int, Any]:

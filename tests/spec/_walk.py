@@ -14,14 +14,22 @@ UNKNOWN_VALUE = {"nested": [1, "two", None, {"deep": True}], "number": 1.5}
 
 
 def merged(schema: Any) -> dict[str, Any]:
-    """The resolved schema; an `anyOf` of object shapes becomes one shape with every field of
-    each (what codegen/prepare_spec.py gives the generator for the error-body unions)."""
+    """The resolved schema; a one-member `allOf`/`oneOf`/`anyOf` (a `$ref` made nullable)
+    is its member, and several object shapes become one shape with every field of each
+    (what codegen/prepare_spec.py gives the generator for the error-body unions)."""
     schema = resolve(schema) if isinstance(schema, dict) else {}
-    if "anyOf" in schema and "properties" not in schema:
+    for key in ("allOf", "oneOf", "anyOf"):
+        variants = schema.get(key)
+        if not isinstance(variants, list) or not variants or "properties" in schema:
+            continue
+        shapes = [merged(variant) for variant in variants]
+        if len(shapes) == 1:
+            return {**{k: v for k, v in schema.items() if k != key}, **shapes[0]}
         properties: dict[str, Any] = {}
-        for variant in schema["anyOf"]:
-            properties.update(resolve(variant).get("properties", {}))
-        return {"type": "object", "properties": properties}
+        for shape in shapes:
+            properties.update(shape.get("properties", {}))
+        if properties:
+            return {"type": "object", "properties": properties}
     return schema  # type: ignore[no-any-return]
 
 

@@ -628,8 +628,14 @@ def test_error_bodies() -> None:
 
 
 def test_every_body_has_an_example() -> None:
+    """Every body of the reference's operations has an example (the reference shows one).
+
+    A style rule of the hand-written part of the document, so it is held for the
+    reference's operations only: documents taken as published (issue 20's corpus) seldom
+    give examples, nothing generated depends on them, and the tests that need a body use
+    a sample of its schema where there is no example."""
     missing = []
-    for o in operations():
+    for o in reference_operations():
         body = o.op.get("requestBody")
         for media_type, media in (body or {}).get("content", {}).items():
             if "example" not in media and not media.get("examples"):

@@ -45,9 +45,13 @@ def errors(example: Example, value: Any = None) -> list[str]:
 
 
 def test_there_are_examples_for_every_operation() -> None:
-    from ._document import operations
+    """Every operation of the reference has examples; held for the reference's operations
+    only (see test_document.test_every_body_has_an_example: a style rule of the hand-written
+    part of the document; every example there is, validates)."""
+    from .test_document import reference_operations
 
-    assert {e.operation.operation_id for e in EXAMPLES} == {o.operation_id for o in operations()}
+    reference = {o.operation_id for o in reference_operations()}
+    assert {e.operation.operation_id for e in EXAMPLES} >= reference
     assert {e.kind for e in EXAMPLES} == {"request", "response"}
 
 

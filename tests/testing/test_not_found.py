@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 import httpx
 
+from edgedelivery_async import _schema
 from edgedelivery_async.testing import FakeEdgeDelivery
+from edgedelivery_async.testing._routes import Match, Router
 
 from .conftest import AUTH, conforms
 
@@ -113,19 +117,47 @@ async def test_unknown_shield_zone_upload_scanning_is_a_failed_wrapper(
     assert "data" not in wrapper  # not nullable in the document, so absent
 
 
+def test_a_path_parameter_never_matches_an_empty_segment() -> None:
+    router = Router()
+    assert isinstance(router.resolve("GET", "/mc/registries/1"), Match)
+    assert router.resolve("GET", "/mc/registries/") is None
+
+
 async def test_unknown_path_is_404(http: httpx.AsyncClient) -> None:
-    for path in ("/nope", "/dnszone/", "/mc/registries/1/extra"):
+    for path in ("/nope", "/dnszone/", "/mc/registries/1/extra", "/mc/registries/"):
         response = await http.get(path, headers=AUTH)
-        assert response.status_code == 404
+        assert response.status_code == 404, path
+
+
+def _filled(path: str) -> str:
+    """A path of the document with `1` for each parameter."""
+    return re.sub(r"\{[^}]+\}", "1", path)
+
+
+def _fits(template: str, path: str) -> bool:
+    """Whether a path of the document (`/a/{id}`) takes a concrete path (`/a/1`)."""
+    wanted, given = template.split("/"), path.split("/")
+    return len(wanted) == len(given) and all(
+        w == g or (w.startswith("{") and g != "") for w, g in zip(wanted, given, strict=True)
+    )
 
 
 async def test_undeclared_method_is_405_with_allow(http: httpx.AsyncClient) -> None:
-    response = await http.delete("/mc/registries/1", headers=AUTH)
-    assert response.status_code == 405
-    assert response.headers["allow"] == "GET, HEAD, OPTIONS"
-    post_only = await http.get("/dnszone", headers=AUTH)
-    assert post_only.status_code == 405
-    assert post_only.headers["allow"] == "OPTIONS, POST"
+    """Every path of the document, asked with a method no operation it reaches declares:
+    405, with the methods they declare (HEAD beside GET, and OPTIONS) in `Allow`."""
+    operations = list(_schema.operations().values())
+    tried = 0
+    for path in sorted({_filled(operation.path) for operation in operations}):
+        methods = {o.method for o in operations if _fits(o.path, path)}
+        unlisted = [m for m in ("DELETE", "PATCH", "PUT", "POST", "GET") if m not in methods]
+        if not unlisted:
+            continue
+        response = await http.request(unlisted[0], path, headers=AUTH)
+        assert response.status_code == 405, (unlisted[0], path)
+        expected = methods | {"OPTIONS"} | ({"HEAD"} if "GET" in methods else set())
+        assert response.headers["allow"] == ", ".join(sorted(expected)), path
+        tried += 1
+    assert tried
 
 
 async def test_options_lists_the_declared_methods(http: httpx.AsyncClient) -> None:

@@ -254,7 +254,10 @@ class GeneratedCommand:
                     "min": schema.get("minimum"),
                     "max": schema.get("maximum"),
                 }
-            option = typer.Option(*decls, metavar=item.python.strip("_").upper(), **limits)
+            # The metavar names the kind of value (the option already names the field): a
+            # long field name shown twice would push the option's own name out of the help.
+            metavar = {"string": "TEXT", "integer": "INTEGER", "number": "NUMBER"}[kind]
+            option = typer.Option(*decls, metavar=metavar, **limits)
         else:  # arrays, objects, anything else: JSON text
             json_kind = kind if kind in _JSON_KINDS else "any"
             annotation = str | None

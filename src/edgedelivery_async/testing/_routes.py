@@ -206,7 +206,11 @@ def deref(node: dict[str, Any]) -> dict[str, Any]:
 
 
 def _fits(route: Route, segments: list[str]) -> bool:
-    return all(t is None or t == s for s, t in zip(segments, route.segments, strict=True))
+    """A literal segment matches itself; a path parameter any segment but an empty one
+    (`/dnszone/` is not `/dnszone/{id}` with an empty id)."""
+    return all(
+        (s != "") if t is None else t == s for s, t in zip(segments, route.segments, strict=True)
+    )
 
 
 def _is_param(segment: str) -> bool:
