@@ -20,7 +20,6 @@ from typing import Any
 from ._corpus import ROOT
 
 JSON_TYPES = ("application/json", "text/json")
-PAGINATION = {"page": "page", "items": "Items", "has-more": "HasMoreItems"}
 
 
 def _shipped(copy: Path) -> dict[str, Any]:
