@@ -14,7 +14,7 @@ Columns: reads per second, that as a share of the limit (time-averaged when it c
 the share of replies answered 429, and ids that failed. A client still running after
 `--deadline` seconds is stopped and shown as "not done".
 
-    python benchmarks/rate_limits.py            # the whole table (about 5 minutes)
+    python benchmarks/rate_limits.py            # the whole table (about 8 minutes)
     python benchmarks/rate_limits.py --only 1,4 # some rows
 """
 
@@ -71,6 +71,7 @@ SCENARIOS = [
     Scenario("200/s, caller passes rate_limit=180", 200, 2000, clients=("sdk:180",)),
     Scenario("200/s, caller passes rate_limit=210", 200, 2000, clients=("sdk:210",)),
     Scenario("5/s, burst 5", 5, 150, burst=5, clients=("sdk",)),
+    Scenario("5/s, burst 5, two minutes", 5, 600, burst=5, clients=("sdk",)),
     Scenario("2,000/s, burst 200", 2000, 20000, burst=200, clients=("sdk",)),
     Scenario("200/s with RateLimit-* headers", 200, 3000, headers=True, clients=("sdk",)),
     Scenario("no limit (the fake at full speed)", 0, 10000, clients=("sdk", "aiohttp")),

@@ -6,14 +6,19 @@ paces requests at a rate it keeps adjusting, which is additive increase, multipl
 decrease (AIMD, as in TCP and Netflix's concurrency-limits), with the decrease set by
 what the server delivered:
 
-- On a 429, the new rate is `backoff` times the lower of the rate it was sending at and
-  the rate of successful replies just before (a token bucket lets through exactly its
-  refill rate once it is empty, so that is the best estimate of the limit; BBR uses the
-  same delivery-rate idea). One cut per round trip: a 429 for a request sent before the
-  last cut says nothing new, so a burst of refusals is one decrease, not a collapse.
+- On a 429, the new rate is `backoff` times the lowest of the rate it was sending at
+  and what the server let through: successful replies over the last second (a token
+  bucket lets through exactly its refill rate once it is empty; BBR uses the same
+  delivery-rate idea) and the successes since the last cut, when the bucket was empty
+  too. A refusal soon after a cut reads the few replies since: at most the requests not
+  refused, and the pace times the share that got through. One cut per round trip: a
+  429 for a request sent before the last cut, or before what was in flight then has
+  landed, says nothing new, so a burst of refusals is one decrease, not a collapse.
 - Until the first refusal, requests in flight start at `_INITIAL_WINDOW` and double each
-  round trip (TCP's slow start), so a client does not open with a burst of `concurrency`
-  requests that a small bucket must refuse; past `_OPEN_WINDOW` in flight it is off.
+  round trip (TCP's slow start), the first of them spread at `_OPENING_RATE`, so a
+  client does not open with a burst that a small bucket must refuse; past `_OPEN_WINDOW`
+  in flight it is off. A first refusal before replies can tell a limit paces at a
+  guess that doubles every `_DOUBLING` seconds until the next 429 measures it.
 - Between refusals the rate follows CUBIC's curve (RFC 9438): back to the estimated
   limit in `recovery` seconds (or in the time of `_CYCLE_REQUESTS` requests, for slow
   limits, so one probe's refusal is a small share), flat around it, then faster and
@@ -329,19 +334,8 @@ class RateController:
         self._balance_at = now
 
     def _cut(self, now: float) -> None:
-        """Multiplicative decrease, from what the server delivered.
-
-        The new pace is `backoff` times the lowest of the pace, the rate of successful
-        replies over the last second, and their rate since the last cut (when a second
-        has passed since it; a shorter count is noise from the replies of the old pace).
-        A token bucket is empty at both refusals, so what it served between them is
-        what it refilled: the limit, or less if it overflowed while the pace was lower.
-
-        When most requests sent since the last cut were refused, the pace is over twice
-        the limit: the share not refused scales it down (at most halving it per cut), so
-        an opening estimate inflated by the bucket's burst is corrected in a few
-        refusals, not dozens.
-        """
+        """Multiplicative decrease, from what the server let through (the module's
+        docstring says how); a first refusal from a lone request changes nothing."""
         policy, rate, guessed, rough = self.policy, self.rate, False, False
         if rate is None:  # the first refusal: what got through is all there is to go by
             if self._in_flight <= 1 and self.responses <= 1:
