@@ -1,9 +1,10 @@
 """Rate control against a token bucket in virtual time: the issue's targets, checked exactly.
 
 The whole client runs (engine, retries with Retry-After, pacing, `iter_zones_by_pull_zones`
-with concurrency 100) over `httpx.MockTransport`, on a looptime event loop: sleeps and
-timers take no wall time, so minutes of a rate-limited run take a fraction of a second
-and come out the same on a loaded machine. The server is one token bucket for the key,
+with concurrency 100) over `httpx.MockTransport`, on an event loop whose clock jumps to
+its next timer whenever nothing is ready: sleeps and timers take no wall time, so
+minutes of a rate-limited run take a fraction of a second and come out the same on a
+loaded machine. The server is one token bucket for the key,
 answers a success after 20 ms and a 429 after 1 ms. The controller's and the engine's
 clocks are the loop's. Retry-After's jitter is seeded, so each case is one fixed run.
 
@@ -14,13 +15,14 @@ from __future__ import annotations
 
 import asyncio
 import random
+import selectors
 import time
 import types
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import httpx
-import looptime
 import pytest
 
 from edgedelivery_async import EdgeDeliveryClient, _engine, _rate_control
@@ -54,10 +56,46 @@ class Outcome:
     refused: int
 
 
+class VirtualSelector(selectors.BaseSelector):
+    """Polls the real selector; when nothing is ready, moves the clock on by the wait
+    the loop asked for (to its next timer) instead of sleeping."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self._real = selectors.DefaultSelector()
+
+    def register(self, fileobj: Any, events: int, data: Any = None) -> selectors.SelectorKey:
+        return self._real.register(fileobj, events, data)
+
+    def unregister(self, fileobj: Any) -> selectors.SelectorKey:
+        return self._real.unregister(fileobj)
+
+    def select(self, timeout: float | None = None) -> list[tuple[selectors.SelectorKey, int]]:
+        ready = self._real.select(0)
+        if not ready and timeout:
+            self.now += timeout
+        return ready
+
+    def get_map(self) -> Mapping[Any, selectors.SelectorKey]:
+        return self._real.get_map()
+
+    def close(self) -> None:
+        self._real.close()
+
+
+class VirtualTimeLoop(asyncio.SelectorEventLoop):
+    def __init__(self) -> None:
+        self.selector = VirtualSelector()
+        super().__init__(self.selector)
+
+    def time(self) -> float:
+        return self.selector.now
+
+
 @pytest.fixture
 def virtual_clock(monkeypatch: pytest.MonkeyPatch) -> Iterator[asyncio.AbstractEventLoop]:
-    """A looptime loop whose time the controller and the engine read as their clock."""
-    loop = looptime.new_event_loop()
+    """A virtual-time loop whose time the controller and the engine read as their clock."""
+    loop = VirtualTimeLoop()
     clock = types.SimpleNamespace(monotonic=loop.time, time=time.time)
     monkeypatch.setattr(_rate_control, "time", clock)
     monkeypatch.setattr(_engine, "time", clock)
