@@ -119,6 +119,7 @@ _OPENING_RATE = 500.0  # requests per second until the first reply (10 in 20 ms)
 _INITIAL_WINDOW = 10  # requests in flight at first (slow start)
 _OPEN_WINDOW = 640  # ... doubled each round trip until this many: then no window
 _ROUND_TRIP_AT_MOST = 1.0  # seconds a cut waits at most for what was in flight to land
+_QUIET_AT_LEAST = 0.005  # seconds after a cut whose sends still count as before it
 _REFUSED_AGAIN = 3  # ... or 429s of requests sent after it
 _CYCLE_REQUESTS = 100  # a growth cycle lasts at least this many requests' time
 _SLOW_START_FOR = 5.0  # seconds after the first request: slow start ends regardless
@@ -149,6 +150,7 @@ class RateController:
         self._since_refused = 0  # ... and of those, 429s
         self._since_ok = 0  # ... and successes
         self._since_ok_sent = 0.0  # ... the latest send among those successes
+        self._cut_to = 0.0  # the pace the last cut set
         self._last_wait = 0.0  # when a request last had to wait for its slot
         self._first_send = 0.0
         self._window: int | None = _INITIAL_WINDOW if policy.adaptive else None
@@ -279,7 +281,7 @@ class RateController:
             self._read_headers(headers, now)
         self._opening = False
         if status == 429:
-            self._since_refused += sent_at >= self._last_cut >= 0
+            self._since_refused += sent_at >= self._quiet_until > 0
             # One cut per round trip: not before the requests sent before the last cut
             # have landed (a slow one may take its token late) unless those sent after
             # it are refused again and again, nor for the first request at the new
@@ -294,7 +296,7 @@ class RateController:
                 self._end_slow_start()
             return
         if status < 500:
-            if sent_at >= self._last_cut >= 0:
+            if sent_at >= self._quiet_until > 0:
                 self._since_ok += 1
                 self._since_ok_sent = max(self._since_ok_sent, sent_at)
             oks = self._oks
@@ -353,16 +355,20 @@ class RateController:
                 if delivered is not None:
                     estimate = min(rate, delivered)
             else:  # refused again soon: the bucket served at most what was not refused
-                got = self._since_sent - self._since_refused + 1
-                estimate = min(estimate, got / (now - cut))
                 ok, refused = self._since_ok, self._since_refused
-                if ok + refused >= 2:  # ... and the pace times the share that got through
-                    estimate = min(estimate, rate * (ok + 1) / (ok + refused + 1))
+                sent = max(self._since_sent, ok + refused)  # granted before, sent after
+                got = sent - refused + 1
+                estimate = min(estimate, got / (now - cut))
+                # ... and the pace times the share that got through
+                estimate = min(estimate, rate * (ok + 1) / (ok + refused + 1))
                 rough = ok < _MIN_SAMPLES
-            if cut >= 0 and self._since_ok >= _MIN_SAMPLES:
+            climbed = self._cut_to < 0.8 * rate and rate >= _CYCLE_REQUESTS
+            if cut >= 0 and self._since_ok >= _MIN_SAMPLES and not climbed:
                 # The bucket was empty at the last cut and again now, so what it served
-                # between is what it refilled (less if it overflowed meanwhile): the
-                # successes sent since the cut, up to the latest of them that has landed.
+                # between is what it refilled: the successes sent since the cut, up to
+                # the latest of them that has landed. Less if it overflowed while the
+                # pace was low, which is safe for a slow limit (a probe's 429 costs it
+                # more), but not worth it for a fast one whose pace climbed far since.
                 spell = max(self._since_ok_sent - cut, 1.0 / estimate)
                 estimate = min(estimate, self._since_ok / spell)
         estimate = max(estimate, policy.min_rate)
@@ -375,9 +381,11 @@ class RateController:
         self._since_ok_sent = now
         self._old = self._in_flight  # in flight now (this request lands just after)
         self._set_rate(new)
+        self._cut_to = new
         # The bucket is empty: the next request at the new pace waits for its token.
         self._next_slot = max(self._next_slot, now + 1.0 / new)
-        self._quiet_until = now + 1.5 / new
+        # Requests let go just before the cut may be sent just after it: not news either.
+        self._quiet_until = now + max(1.5 / new, _QUIET_AT_LEAST)
 
     def _grow(self, now: float) -> None:
         """CUBIC growth since the last cut: back to the limit in `recovery` s, then beyond.

