@@ -121,7 +121,7 @@ _OPEN_WINDOW = 640  # ... doubled each round trip until this many: then no windo
 _ROUND_TRIP_AT_MOST = 1.0  # seconds a cut waits at most for what was in flight to land
 _QUIET_AT_LEAST = 0.005  # seconds after a cut whose sends still count as before it
 _REFUSED_AGAIN = 3  # ... or 429s of requests sent after it
-_CYCLE_REQUESTS = 100  # a growth cycle lasts at least this many requests' time
+_CYCLE_REQUESTS = 70  # a growth cycle lasts at least this many requests' time
 _SLOW_START_FOR = 5.0  # seconds after the first request: slow start ends regardless
 
 

@@ -37,6 +37,7 @@ class Bucket:
     ids: int
     retry_after: float | None = 1.0
     clients: int = 1
+    stagger: float = 0.0  # seconds between the clients' starts
     change: tuple[float, float] | None = None  # (after seconds, new rate)
     latency: float = 0.02  # seconds to a success
     least: float = 0.85  # the share of the limit the test holds it to (see TARGETS)
@@ -129,7 +130,8 @@ def read_all(loop: asyncio.AbstractEventLoop, bucket: Bucket) -> Outcome:
             after = {} if bucket.retry_after is None else {"Retry-After": str(bucket.retry_after)}
             return httpx.Response(429, headers=after, json={"message": "slow down"})
 
-        async def one(ids: range) -> tuple[int, int, int, int]:
+        async def one(ids: range, index: int) -> tuple[int, int, int, int]:
+            await asyncio.sleep(bucket.stagger * index)
             http = httpx.AsyncClient(transport=httpx.MockTransport(server))
             async with EdgeDeliveryClient("key", "https://api.test", http_client=http) as client:
                 results = client.shield.iter_zones_by_pull_zones(ids, concurrency=100)
@@ -140,8 +142,9 @@ def read_all(loop: asyncio.AbstractEventLoop, bucket: Bucket) -> Outcome:
                 controller = client.rate_controller
                 return ok, failed, controller.responses, controller.rate_limited
 
-        parts = [range(1 + i, bucket.ids + 1, bucket.clients) for i in range(bucket.clients)]
-        counts = await asyncio.gather(*(one(part) for part in parts))
+        share = bucket.ids // bucket.clients
+        parts = [range(1 + i * share, (i + 1) * share + 1) for i in range(bucket.clients)]
+        counts = await asyncio.gather(*(one(part, i) for i, part in enumerate(parts)))
         ok, failed, replies, refused = (sum(column) for column in zip(*counts, strict=True))
         return Outcome(loop.time() - started, ok, failed, replies, refused)
 
@@ -159,6 +162,7 @@ TARGETS = {
     "40/s, burst 4, Retry-After 2": Bucket(40, 4, 600, retry_after=2.0),
     "400/s falling to 100/s after 5 s": Bucket(400, 40, 3000, change=(5.0, 100.0)),
     "200/s shared by two clients": Bucket(200, 20, 3000, clients=2),
+    "200/s shared by two clients, one 0.7 s later": Bucket(200, 20, 3000, clients=2, stagger=0.7),
     "20/s, burst 2": Bucket(20, 2, 600),
     "5/s, burst 5, two minutes": Bucket(5, 5, 600),
     "2,000/s, burst 200": Bucket(2000, 200, 20000, least=0.8),
