@@ -151,6 +151,7 @@ class RateController:
         self._since_ok = 0  # ... and successes
         self._since_ok_sent = 0.0  # ... the latest send among those successes
         self._cut_to = 0.0  # the pace the last cut set
+        self._rtt = 0.0  # seconds from send to a successful reply, smoothed
         self._last_wait = 0.0  # when a request last had to wait for its slot
         self._first_send = 0.0
         self._window: int | None = _INITIAL_WINDOW if policy.adaptive else None
@@ -296,6 +297,7 @@ class RateController:
                 self._end_slow_start()
             return
         if status < 500:
+            self._rtt = 0.9 * self._rtt + 0.1 * (now - sent_at) if self._rtt else now - sent_at
             if sent_at >= self._quiet_until > 0:
                 self._since_ok += 1
                 self._since_ok_sent = max(self._since_ok_sent, sent_at)
@@ -359,8 +361,9 @@ class RateController:
                 sent = max(self._since_sent, ok + refused)  # granted before, sent after
                 got = sent - refused + 1
                 estimate = min(estimate, got / (now - cut))
-                # ... and the pace times the share that got through
-                estimate = min(estimate, rate * (ok + 1) / (ok + refused + 1))
+                if now - cut > 2.0 * self._rtt:  # ... and, once successes had time to
+                    # land (429s come back sooner), the pace times the share that got through
+                    estimate = min(estimate, rate * (ok + 1) / (ok + refused + 1))
                 rough = ok < _MIN_SAMPLES
             climbed = self._cut_to < 0.8 * rate and rate >= _CYCLE_REQUESTS
             if cut >= 0 and self._since_ok >= _MIN_SAMPLES and not climbed:
