@@ -122,6 +122,7 @@ _ROUND_TRIP_AT_MOST = 1.0  # seconds a cut waits at most for what was in flight 
 _QUIET_AT_LEAST = 0.005  # seconds after a cut whose sends still count as before it
 _REFUSED_AGAIN = 3  # ... or 429s of requests sent after it
 _CYCLE_REQUESTS = 70  # a growth cycle lasts at least this many requests' time
+_STEADY_DOUBLINGS = 2  # ... doubled for each cut that found the same limit, up to 2 times
 _SLOW_START_FOR = 5.0  # seconds after the first request: slow start ends regardless
 
 
@@ -154,10 +155,11 @@ class RateController:
         self._rtt = 0.0  # seconds from send to a successful reply, smoothed
         self._last_wait = 0.0  # when a request last had to wait for its slot
         self._first_send = 0.0
-        self._window: int | None = _INITIAL_WINDOW if policy.adaptive else None
+        self._window: float | None = _INITIAL_WINDOW if policy.adaptive else None
         self._opening = policy.adaptive  # until the first reply: sends spread out
         self._guessed = False  # the limit is a guess: no reply had said what gets through
         self._rough = False  # ... or an estimate from a few replies: regrow sooner
+        self._steady = 0  # cuts in a row that found about the same limit: longer cycles
         self._in_flight = 0  # requests admitted and not landed
         self._old = 0  # ... of those, sent before the last cut and not landed yet
         self._oks: deque[float] = deque()  # times of recent successful replies
@@ -306,7 +308,7 @@ class RateController:
             if oks[0] < now - 4 * _WINDOW:
                 oks.popleft()
             if self._window is not None:
-                self._window += 1  # one more per reply: doubles each round trip
+                self._window += 0.5  # half one more per reply: x1.5 each round trip
                 if self._window >= _OPEN_WINDOW:
                     self._end_slow_start()
             self._grow(now)
@@ -363,8 +365,10 @@ class RateController:
                 estimate = min(estimate, got / (now - cut))
                 if now - cut > 2.0 * self._rtt:  # ... and, once successes had time to
                     # land (429s come back sooner), the pace times the share that got through
-                    estimate = min(estimate, rate * (ok + 1) / (ok + refused + 1))
-                rough = ok < _MIN_SAMPLES
+                    share = rate * (ok + 1) / (ok + refused + 1)
+                    # a share of a few replies may read low: regrow sooner from it
+                    rough = share < estimate and ok < _MIN_SAMPLES
+                    estimate = min(estimate, share)
             climbed = self._cut_to < 0.8 * rate and rate >= _CYCLE_REQUESTS
             if cut >= 0 and self._since_ok >= _MIN_SAMPLES and not climbed:
                 # The bucket was empty at the last cut and again now, so what it served
@@ -378,6 +382,10 @@ class RateController:
         new = estimate * policy.backoff
         if self.rate is not None and new >= self.rate:
             return  # already below what the server delivers: the refusal was in flight
+        previous = self.limit
+        same = previous is not None and not (guessed or rough or self._rough or self._guessed)
+        same = same and 0.85 * previous <= estimate <= 1.15 * previous  # type: ignore[operator]
+        self._steady = self._steady + 1 if same else 0
         self.limit, self._guessed, self._rough = estimate, guessed, rough
         self._last_cut = now
         self._since_sent = self._since_refused = self._since_ok = 0
@@ -413,10 +421,15 @@ class RateController:
         if self._guessed:  # refused before any reply said what gets through: search up
             self._set_rate(limit * policy.backoff * 2.0 ** (calm / _DOUBLING))
             return
-        k = policy.recovery
-        if not self._rough:  # slow limits: longer cycles, so a probe's 429 is rare
-            k = max(k, _CYCLE_REQUESTS / limit)
-        self._set_rate(limit * (1.0 + (1.0 - policy.backoff) * ((calm - k) / k) ** 3))
+        # Slow limits: longer cycles, so a probe's 429 is rare. A limit that held at
+        # the last cuts is approached more slowly still; a rough estimate regains its
+        # limit sooner. Past the limit, the search up goes at the usual pace.
+        k = max(policy.recovery, _CYCLE_REQUESTS / limit)
+        back = k * 2 ** min(self._steady, _STEADY_DOUBLINGS)
+        if self._rough:
+            back = policy.recovery
+        scale = back if calm < back else k
+        self._set_rate(limit * (1.0 + (1.0 - policy.backoff) * ((calm - back) / scale) ** 3))
 
     def _end_slow_start(self) -> None:
         """No window from now on: whoever waits for a place goes (paced, if a rate holds)."""
