@@ -14,8 +14,9 @@ what the server delivered:
   refused, and the pace times the share that got through. One cut per round trip: a
   429 for a request sent before the last cut, or before what was in flight then has
   landed, says nothing new, so a burst of refusals is one decrease, not a collapse.
-- Until the first refusal, requests in flight start at `_INITIAL_WINDOW` and double each
-  round trip (TCP's slow start), the first of them spread at `_OPENING_RATE`, so a
+- Until the first refusal, requests in flight start at `_INITIAL_WINDOW` and grow by
+  half each round trip (TCP's slow start, gentler, so the window that overshoots a
+  bucket is smaller), the first of them spread at `_OPENING_RATE`, so a
   client does not open with a burst that a small bucket must refuse; past `_OPEN_WINDOW`
   in flight it is off. A first refusal before replies can tell a limit paces at a
   guess that doubles every `_DOUBLING` seconds until the next 429 measures it.
@@ -23,7 +24,8 @@ what the server delivered:
   limit in `recovery` seconds (or in the time of `_CYCLE_REQUESTS` requests, for slow
   limits, so one probe's refusal is a small share), flat around it, then faster and
   faster above it, so a limit that rose is found in seconds while the limit it knows
-  is approached gently.
+  is approached gently, and more gently still (up to 4 times) after cuts that found
+  the same limit, so a steady limit is probed less and less often.
 - A server that states its limit (`RateLimit-Policy`, draft-ietf-httpapi-ratelimit-headers)
   is paced at `stated_share` of it with no probing above; `RateLimit-Remaining: 0` (or the
   `X-RateLimit-*` pair) holds paced requests until its reset.
@@ -117,7 +119,7 @@ _CATCH_UP = 0.005  # seconds of late timer a paced release may make up at once
 _DOUBLING = 0.25  # seconds in which a guessed pace doubles, until the next 429
 _OPENING_RATE = 500.0  # requests per second until the first reply (10 in 20 ms)
 _INITIAL_WINDOW = 10  # requests in flight at first (slow start)
-_OPEN_WINDOW = 640  # ... doubled each round trip until this many: then no window
+_OPEN_WINDOW = 640  # ... grown each round trip until this many: then no window
 _ROUND_TRIP_AT_MOST = 1.0  # seconds a cut waits at most for what was in flight to land
 _QUIET_AT_LEAST = 0.005  # seconds after a cut whose sends still count as before it
 _REFUSED_AGAIN = 3  # ... or 429s of requests sent after it
@@ -148,7 +150,8 @@ class RateController:
         self._last_cut = -1.0  # when the rate was last decreased
         self._quiet_until = -1.0  # 429s of requests sent before this are not news
         self._since_sent = 0  # requests sent since the last cut
-        self._since_refused = 0  # ... and of those, 429s
+        self._since_refused = 0  # ... and of those, 429s past the quiet after the cut
+        self._since_denied = 0  # ... 429s of requests sent since the cut, quiet or not
         self._since_ok = 0  # ... and successes
         self._since_ok_sent = 0.0  # ... the latest send among those successes
         self._cut_to = 0.0  # the pace the last cut set
@@ -285,6 +288,7 @@ class RateController:
         self._opening = False
         if status == 429:
             self._since_refused += sent_at >= self._quiet_until > 0
+            self._since_denied += sent_at >= self._last_cut >= 0
             # One cut per round trip: not before the requests sent before the last cut
             # have landed (a slow one may take its token late) unless those sent after
             # it are refused again and again, nor for the first request at the new
@@ -359,7 +363,7 @@ class RateController:
                 if delivered is not None:
                     estimate = min(rate, delivered)
             else:  # refused again soon: the bucket served at most what was not refused
-                ok, refused = self._since_ok, self._since_refused
+                ok, refused = self._since_ok, self._since_denied
                 sent = max(self._since_sent, ok + refused)  # granted before, sent after
                 got = sent - refused + 1
                 estimate = min(estimate, got / (now - cut))
@@ -383,12 +387,15 @@ class RateController:
         if self.rate is not None and new >= self.rate:
             return  # already below what the server delivers: the refusal was in flight
         previous = self.limit
-        same = previous is not None and not (guessed or rough or self._rough or self._guessed)
-        same = same and 0.85 * previous <= estimate <= 1.15 * previous  # type: ignore[operator]
+        same = (
+            previous is not None
+            and not (guessed or rough or self._rough or self._guessed)
+            and 0.85 * previous <= estimate <= 1.15 * previous
+        )
         self._steady = self._steady + 1 if same else 0
         self.limit, self._guessed, self._rough = estimate, guessed, rough
         self._last_cut = now
-        self._since_sent = self._since_refused = self._since_ok = 0
+        self._since_sent = self._since_refused = self._since_denied = self._since_ok = 0
         self._since_ok_sent = now
         self._old = self._in_flight  # in flight now (this request lands just after)
         self._set_rate(new)
@@ -424,10 +431,8 @@ class RateController:
         # Slow limits: longer cycles, so a probe's 429 is rare. A limit that held at
         # the last cuts is approached more slowly still; a rough estimate regains its
         # limit sooner. Past the limit, the search up goes at the usual pace.
-        k = max(policy.recovery, _CYCLE_REQUESTS / limit)
+        k = policy.recovery if self._rough else max(policy.recovery, _CYCLE_REQUESTS / limit)
         back = k * 2 ** min(self._steady, _STEADY_DOUBLINGS)
-        if self._rough:
-            back = policy.recovery
         scale = back if calm < back else k
         self._set_rate(limit * (1.0 + (1.0 - policy.backoff) * ((calm - back) / scale) ** 3))
 

@@ -40,7 +40,6 @@ class Bucket:
     stagger: float = 0.0  # seconds between the clients' starts
     change: tuple[float, float] | None = None  # (after seconds, new rate)
     latency: float = 0.02  # seconds to a success
-    least: float = 0.85  # the share of the limit the test holds it to (see TARGETS)
 
     def limit_over(self, seconds: float) -> float:
         if self.change is None or seconds <= self.change[0]:
@@ -151,11 +150,12 @@ def read_all(loop: asyncio.AbstractEventLoop, bucket: Bucket) -> Outcome:
     return loop.run_until_complete(main())
 
 
-# The issue's table, and limits from 5/s to 2,000/s. Targets: 90% of the limit, at most 2%
-# of replies 429, no id failing. The 429 share is held to the target exactly; throughput
-# to 85% (80% for the fast limits below): a probe's 429 near the end of a run adds its
-# Retry-After (1-2.5 s) to it, and with other jitter seeds these runs land between 82%
-# and 100%. benchmarks/rate_limits.py reports the real figures.
+# The issue's table, and limits from 5/s to 2,000/s, each held to the issue's targets
+# exactly: 90% of the limit, at most 2% of replies 429, no id failing. (With other
+# jitter seeds these cases land between 93% and 100% of the limit.) The 5/s case runs
+# two minutes: finding a limit from nothing costs about seven 429s, which over a
+# 30-second run at 5/s is more than 2% (see the README). benchmarks/rate_limits.py
+# reports the real figures.
 TARGETS = {
     "200/s, burst 20, Retry-After 1": Bucket(200, 20, 3000),
     "200/s, no Retry-After": Bucket(200, 20, 3000, retry_after=None),
@@ -165,9 +165,9 @@ TARGETS = {
     "200/s shared by two clients, one 0.7 s later": Bucket(200, 20, 3000, clients=2, stagger=0.7),
     "20/s, burst 2": Bucket(20, 2, 600),
     "5/s, burst 5, two minutes": Bucket(5, 5, 600),
-    "2,000/s, burst 200": Bucket(2000, 200, 20000, least=0.8),
+    "2,000/s, burst 200": Bucket(2000, 200, 20000),
     # replies in 5 ms: requests let go just before a cut are sent just after it
-    "500/s, burst 50, 5 ms replies": Bucket(500, 50, 3000, latency=0.005, least=0.8),
+    "500/s, burst 50, 5 ms replies": Bucket(500, 50, 3000, latency=0.005),
 }
 
 
@@ -178,7 +178,7 @@ def test_bulk_reads_hold_just_under_the_limit(
     run = read_all(virtual_clock, bucket)
     assert run.ok == bucket.ids, run
     assert run.failed == 0, run
-    assert run.ok / run.elapsed >= bucket.least * bucket.limit_over(run.elapsed), run
+    assert run.ok / run.elapsed >= 0.9 * bucket.limit_over(run.elapsed), run
     assert run.refused <= 0.02 * run.replies, run
 
 
