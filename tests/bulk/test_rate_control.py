@@ -237,3 +237,23 @@ async def test_a_limit_that_drops_mid_run_is_followed() -> None:
     assert run.failed == 0
     assert run.elapsed <= 4.0 / 0.6, run
     assert run.refused_share <= 0.1, run
+
+
+@pytest.mark.parametrize("steady", [0, 1, 2, 5])
+def test_a_steady_limit_is_approached_more_slowly_but_searched_above_as_fast(steady: int) -> None:
+    """After cuts that found the same limit, the pace takes 2**steady times as long (at
+    most 4) to get back to it, so probes come less often; past the limit, it grows as
+    fast as after any cut, so a limit that rose is found as soon."""
+    controller = RateController(RateControl())
+    controller.limit, controller._last_cut, controller._steady = 200.0, 100.0, steady
+    back = 1.0 * 2 ** min(steady, 2)  # the back time at 200/s: one second, doubled
+
+    def rate_at(seconds_after_cut: float) -> float:
+        controller._grow(100.0 + seconds_after_cut)
+        assert controller.rate is not None
+        return controller.rate
+
+    assert rate_at(0.0) == pytest.approx(180.0)  # 0.9 of the limit right after the cut
+    assert rate_at(back / 2) < 200.0 * 0.99  # still below it halfway back
+    assert rate_at(back) == pytest.approx(200.0)
+    assert rate_at(back + 1.0) == pytest.approx(220.0)  # one second past: 10% above, as at 0
