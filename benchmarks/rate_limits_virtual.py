@@ -1,0 +1,97 @@
+"""Rate control in virtual time, over more scenarios than the tests hold; prints a table.
+
+    .venv/bin/python benchmarks/rate_limits_virtual.py             # every scenario (about a minute)
+    .venv/bin/python benchmarks/rate_limits_virtual.py --only 3,17 # some rows
+
+The whole client runs against a token bucket on the virtual-time loop of
+tests/bulk/test_rate_control_virtual_time.py (loaded from there, so both measure the
+same thing): sleeps and timers take no wall time, so each row is one fixed,
+repeatable run however loaded the machine is. Use it to see what a change to the
+controller does to every row at once before measuring on real sockets with
+benchmarks/rate_limits.py. A row is marked "miss" where it misses the targets of
+issue 19: at least 90% of the limit, at most 2% of replies 429, no id failing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import random
+import sys
+import time
+import types
+from pathlib import Path
+
+from edgedelivery_async import _engine, _rate_control
+
+TESTS = Path(__file__).resolve().parent.parent / "tests" / "bulk"
+_spec = importlib.util.spec_from_file_location(
+    "virtual_time", TESTS / "test_rate_control_virtual_time.py"
+)
+assert _spec is not None
+assert _spec.loader is not None
+vt = importlib.util.module_from_spec(_spec)
+sys.modules["virtual_time"] = vt  # dataclasses look their module up by name
+_spec.loader.exec_module(vt)
+Bucket = vt.Bucket
+
+SCENARIOS: dict[str, Bucket] = {
+    **vt.TARGETS,
+    "5/s, burst 5, 30 seconds": Bucket(5, 5, 150),
+    "10/s, burst 10, 30 seconds": Bucket(10, 10, 300),
+    "20/s, burst 20, no Retry-After": Bucket(20, 20, 600, retry_after=None),
+    "50/s, burst 5, 50 ms replies": Bucket(50, 5, 750, latency=0.05),
+    "80/s, burst 8, 100 ms replies": Bucket(80, 8, 1200, latency=0.1),
+    "100/s, burst 100": Bucket(100, 100, 1500),
+    "200/s, burst 10": Bucket(200, 10, 3000),
+    "1,000/s, burst 100": Bucket(1000, 100, 10000),
+    "100/s rising to 300/s after 5 s": Bucket(100, 10, 3000, change=(5.0, 300.0)),
+    "200/s, two clients, one 0.3 s later": Bucket(200, 20, 3000, clients=2, stagger=0.3),
+    "200/s, two clients, one 1.5 s later": Bucket(200, 20, 3000, clients=2, stagger=1.5),
+    "40/s, burst 4, two clients, one 0.5 s later": Bucket(40, 4, 1200, clients=2, stagger=0.5),
+    "300/s, three clients at once": Bucket(300, 30, 4500, clients=3),
+    "300/s, three clients 0.2 s apart": Bucket(300, 30, 4500, clients=3, stagger=0.2),
+    "300/s, three clients 0.5 s apart": Bucket(300, 30, 4500, clients=3, stagger=0.5),
+    "300/s, three clients 1 s apart": Bucket(300, 30, 4500, clients=3, stagger=1.0),
+    "200/s, four clients 0.3 s apart": Bucket(200, 20, 4000, clients=4, stagger=0.3),
+}
+
+
+def measure(bucket: Bucket) -> str:
+    loop = vt.VirtualTimeLoop()
+    clock = types.SimpleNamespace(monotonic=loop.time, time=time.time)
+    saved = _rate_control.time, _engine.time
+    _rate_control.time = _engine.time = clock  # type: ignore[assignment]
+    random.seed(19)
+    try:
+        run = vt.read_all(loop, bucket)
+    finally:
+        _rate_control.time, _engine.time = saved
+        loop.close()
+    share = run.ok / run.elapsed / bucket.limit_over(run.elapsed)
+    refused = run.refused / run.replies if run.replies else 0.0
+    miss = share < 0.9 or refused > 0.02 or run.failed or run.ok != bucket.ids
+    return (
+        f"| {bucket.ids:,} | {bucket.clients} | {run.elapsed:.1f} s | {share:.0%} "
+        f"| {refused:.1%} ({run.refused}) | {bucket.ids - run.ok + run.failed} "
+        f"| {'miss' if miss else 'ok'} |"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--only", help="comma-separated row numbers (1-based)")
+    args = parser.parse_args()
+    rows = list(SCENARIOS.items())
+    if args.only:
+        picked = {int(n) for n in args.only.split(",")}
+        rows = [row for number, row in enumerate(rows, 1) if number in picked]
+    print("| # | server | ids | clients | virtual time | of the limit | replies 429 | failed | |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for name, bucket in rows:
+        number = list(SCENARIOS).index(name) + 1
+        print(f"| {number} | {name} {measure(bucket)}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
