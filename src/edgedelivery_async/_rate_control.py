@@ -10,7 +10,8 @@ what the server delivered:
   and what the server let through: successful replies over the last second (a token
   bucket lets through exactly its refill rate once it is empty; BBR uses the same
   delivery-rate idea) and the successes since the last cut, when the bucket was empty
-  too. A refusal soon after a cut reads the few replies since: at most the requests not
+  too (unless far fewer: then they count this client's own slow pace, not what the key
+  served). A refusal soon after a cut reads the few replies since: at most the requests not
   refused, and the pace times the share that got through. One cut per round trip: a
   429 for a request sent before the last cut, or before what was in flight then has
   landed, says nothing new, so a burst of refusals is one decrease, not a collapse.
@@ -123,6 +124,8 @@ _OPEN_WINDOW = 640  # ... grown each round trip until this many: then no window
 _ROUND_TRIP_AT_MOST = 1.0  # seconds a cut waits at most for what was in flight to land
 _QUIET_AT_LEAST = 0.005  # seconds after a cut whose sends still count as before it
 _REFUSED_AGAIN = 3  # ... or 429s of requests sent after it
+_SERVED_AGREES = 0.7  # the successes between two cuts count when at least this share
+# of the estimate from the last window (less: they measured this client's slow pace)
 _CYCLE_REQUESTS = 70  # a growth cycle lasts at least this many requests' time
 _STEADY_DOUBLINGS = 2  # ... doubled for each cut that found the same limit, up to 2 times
 _SLOW_START_FOR = 5.0  # seconds after the first request: slow start ends regardless
@@ -380,8 +383,13 @@ class RateController:
                 # the latest of them that has landed. Less if it overflowed while the
                 # pace was low, which is safe for a slow limit (a probe's 429 costs it
                 # more), but not worth it for a fast one whose pace climbed far since.
+                # Nor when it is far below what got through lately: then it counts this
+                # client's own slow pace since the cut (a key shared with another client
+                # that took most of it), and would hold that pace down for good.
                 spell = max(self._since_ok_sent - cut, 1.0 / estimate)
-                estimate = min(estimate, self._since_ok / spell)
+                served = self._since_ok / spell
+                if served >= _SERVED_AGREES * estimate:
+                    estimate = min(estimate, served)
         estimate = max(estimate, policy.min_rate)
         new = estimate * policy.backoff
         if self.rate is not None and new >= self.rate:
