@@ -27,6 +27,12 @@ what the server delivered:
   faster above it, so a limit that rose is found in seconds while the limit it knows
   is approached gently, and more gently still (up to 4 times) after cuts that found
   the same limit, so a steady limit is probed less and less often.
+- A refusal at or below a pace that had held means someone else spends the key's
+  tokens (another process sharing the key, or a limit that fell). For `_SHARED_FOR`
+  seconds after one, the cycle is `recovery` however slow the pace, and past 10% above
+  the estimate the pace doubles every `recovery` seconds: a client squeezed to a small
+  share takes the key back within seconds when the others finish, instead of growing
+  on the scale of its own small share (at 2/s, a 35 s cycle).
 - A server that states its limit (`RateLimit-Policy`, draft-ietf-httpapi-ratelimit-headers)
   is paced at `stated_share` of it with no probing above; `RateLimit-Remaining: 0` (or the
   `X-RateLimit-*` pair) holds paced requests until its reset.
@@ -128,6 +134,7 @@ _SERVED_AGREES = 0.7  # the successes between two cuts count when at least this 
 # of the estimate from the last window (less: they measured this client's slow pace)
 _CYCLE_REQUESTS = 70  # a growth cycle lasts at least this many requests' time
 _STEADY_DOUBLINGS = 2  # ... doubled for each cut that found the same limit, up to 2 times
+_SHARED_FOR = 30.0  # seconds after a refusal below a pace that held: probe as if shared
 _SLOW_START_FOR = 5.0  # seconds after the first request: slow start ends regardless
 
 
@@ -165,6 +172,7 @@ class RateController:
         self._opening = policy.adaptive  # until the first reply: sends spread out
         self._guessed = False  # the limit is a guess: no reply had said what gets through
         self._rough = False  # ... or an estimate from a few replies: regrow sooner
+        self._shared_at = float("-inf")  # the last refusal at or below the estimate
         self._steady = 0  # cuts in a row that found about the same limit: longer cycles
         self._in_flight = 0  # requests admitted and not landed
         self._old = 0  # ... of those, sent before the last cut and not landed yet
@@ -395,6 +403,13 @@ class RateController:
         if self.rate is not None and new >= self.rate:
             return  # already below what the server delivers: the refusal was in flight
         previous = self.limit
+        if (
+            previous is not None
+            and self.rate is not None
+            and self.rate <= previous
+            and not (guessed or self._guessed or self._rough)
+        ):
+            self._shared_at = now  # refused at a pace the key had served: others spend it
         same = (
             previous is not None
             and not (guessed or rough or self._rough or self._guessed)
@@ -439,8 +454,14 @@ class RateController:
         # Slow limits: longer cycles, so a probe's 429 is rare. A limit that held at
         # the last cuts is approached more slowly still; a rough estimate regains its
         # limit sooner. Past the limit, the search up goes at the usual pace.
-        k = policy.recovery if self._rough else max(policy.recovery, _CYCLE_REQUESTS / limit)
+        shared = now - self._shared_at < _SHARED_FOR
+        slow = not (self._rough or shared)
+        k = max(policy.recovery, _CYCLE_REQUESTS / limit) if slow else policy.recovery
         back = k * 2 ** min(self._steady, _STEADY_DOUBLINGS)
+        if shared and calm > back + k:  # 10% above and still served: the others left
+            doublings = min((calm - back - k) / policy.recovery, 20.0)
+            self._set_rate(limit * (2.0 - policy.backoff) * 2.0**doublings)
+            return
         scale = back if calm < back else k
         self._set_rate(limit * (1.0 + (1.0 - policy.backoff) * ((calm - back) / scale) ** 3))
 
