@@ -28,7 +28,9 @@ what the server delivered:
   is approached gently, and more gently still (up to 4 times) after cuts that found
   the same limit, so a steady limit is probed less and less often.
 - A refusal at or below a pace that had held means someone else spends the key's
-  tokens (another process sharing the key, or a limit that fell). For `_SHARED_FOR`
+  tokens (another process sharing the key, or a limit that fell), and so does a cut
+  to a quarter of the highest estimate lately (a client squeezed while others opened
+  on the key). For `_SHARED_FOR`
   seconds after one, the cycle is `recovery` however slow the pace, and past 10% above
   the estimate the pace doubles every `recovery` seconds: a client squeezed to a small
   share takes the key back within seconds when the others finish, instead of growing
@@ -135,6 +137,8 @@ _SERVED_AGREES = 0.7  # the successes between two cuts count when at least this 
 _CYCLE_REQUESTS = 70  # a growth cycle lasts at least this many requests' time
 _STEADY_DOUBLINGS = 2  # ... doubled for each cut that found the same limit, up to 2 times
 _SHARED_FOR = 30.0  # seconds after a refusal below a pace that held: probe as if shared
+_SEARCH_SPELL = 0.3  # ... not one this soon after the cut that set the estimate
+_SQUEEZED = 4.0  # ... or one that cut the estimate below the highest lately / this
 _SLOW_START_FOR = 5.0  # seconds after the first request: slow start ends regardless
 
 
@@ -172,7 +176,8 @@ class RateController:
         self._opening = policy.adaptive  # until the first reply: sends spread out
         self._guessed = False  # the limit is a guess: no reply had said what gets through
         self._rough = False  # ... or an estimate from a few replies: regrow sooner
-        self._shared_at = float("-inf")  # the last refusal at or below the estimate
+        self._shared_at = float("-inf")  # the last refusal that showed others on the key
+        self._peak, self._peak_at = 0.0, float("-inf")  # the highest estimate lately
         self._steady = 0  # cuts in a row that found about the same limit: longer cycles
         self._in_flight = 0  # requests admitted and not landed
         self._old = 0  # ... of those, sent before the last cut and not landed yet
@@ -403,13 +408,8 @@ class RateController:
         if self.rate is not None and new >= self.rate:
             return  # already below what the server delivers: the refusal was in flight
         previous = self.limit
-        if (
-            previous is not None
-            and self.rate is not None
-            and self.rate <= previous
-            and not (guessed or self._guessed or self._rough)
-        ):
-            self._shared_at = now  # refused at a pace the key had served: others spend it
+        if self._shares_the_key(now, estimate, guessed):
+            self._shared_at = now
         same = (
             previous is not None
             and not (guessed or rough or self._rough or self._guessed)
@@ -427,6 +427,26 @@ class RateController:
         self._next_slot = max(self._next_slot, now + 1.0 / new)
         # Requests let go just before the cut may be sent just after it: not news either.
         self._quiet_until = now + max(1.5 / new, _QUIET_AT_LEAST)
+
+    def _shares_the_key(self, now: float, estimate: float, guessed: bool) -> bool:
+        """Whether this refusal says that others spend the key's tokens: it came at or
+        below an estimate that had held (not in the search for it, right after the cut
+        that set it), or it puts the estimate below a quarter of the highest one lately
+        (squeezed by clients that opened on a busy key)."""
+        previous, rate = self.limit, self.rate
+        below = (
+            previous is not None
+            and rate is not None
+            and rate <= previous
+            and not (guessed or self._guessed or self._rough)
+            and now - self._last_cut >= _SEARCH_SPELL
+        )
+        if guessed:
+            return below
+        if now - self._peak_at > _SHARED_FOR or estimate >= self._peak:
+            self._peak, self._peak_at = estimate, now
+            return below
+        return below or estimate * _SQUEEZED < self._peak
 
     def _grow(self, now: float) -> None:
         """CUBIC growth since the last cut: back to the limit in `recovery` s, then beyond.
