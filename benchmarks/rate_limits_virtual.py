@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/rate_limits_virtual.py             # every scenario (about a minute)
     .venv/bin/python benchmarks/rate_limits_virtual.py --only 3,17 # some rows
-    .venv/bin/python benchmarks/rate_limits_virtual.py --grid      # shared keys (about 4 minutes)
+    .venv/bin/python benchmarks/rate_limits_virtual.py --grid      # shared keys (about 2.5 minutes)
 
 The whole client runs against a token bucket on the virtual-time loop of
 tests/bulk/test_rate_control_virtual_time.py (loaded from there, so both measure the
@@ -76,6 +76,9 @@ def shared_key_grid() -> dict[str, Bucket]:
     return grid
 
 
+SHARES: list[tuple[float, bool]] = []  # each measured row: share of the limit, missed
+
+
 def measure(bucket: Bucket) -> str:
     loop = vt.VirtualTimeLoop()
     clock = types.SimpleNamespace(monotonic=loop.time, time=time.time)
@@ -96,9 +99,6 @@ def measure(bucket: Bucket) -> str:
         f"| {refused:.1%} ({run.refused}) | {bucket.ids - run.ok} "
         f"| {'miss' if miss else 'ok'} |"
     )
-
-
-SHARES: list[tuple[float, bool]] = []  # each measured row: share of the limit, missed
 
 
 def main() -> None:

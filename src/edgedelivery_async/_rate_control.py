@@ -30,11 +30,11 @@ what the server delivered:
 - A refusal at or below a pace that had held means someone else spends the key's
   tokens (another process sharing the key, or a limit that fell), and so does a cut
   to a quarter of the highest estimate lately (a client squeezed while others opened
-  on the key). For `_SHARED_FOR`
-  seconds after one, the cycle is `recovery` however slow the pace, and past 10% above
-  the estimate the pace doubles every `recovery` seconds: a client squeezed to a small
-  share takes the key back within seconds when the others finish, instead of growing
-  on the scale of its own small share (at 2/s, a 35 s cycle).
+  on the key). For `_SHARED_FOR` seconds after one, the cycle is `recovery` however
+  slow the pace, and past 10% above the estimate the pace doubles every `recovery`
+  seconds: a client squeezed to a small share takes the key back within seconds when
+  the others finish, instead of growing on the scale of its own small share (at 2/s,
+  a 35 s cycle).
 - A server that states its limit (`RateLimit-Policy`, draft-ietf-httpapi-ratelimit-headers)
   is paced at `stated_share` of it with no probing above; `RateLimit-Remaining: 0` (or the
   `X-RateLimit-*` pair) holds paced requests until its reset.
@@ -441,8 +441,8 @@ class RateController:
             and not (guessed or self._guessed or self._rough)
             and now - self._last_cut >= _SEARCH_SPELL
         )
-        if guessed:
-            return below
+        if guessed:  # a guess is neither a peak nor a squeeze
+            return False
         if now - self._peak_at > _SHARED_FOR or estimate >= self._peak:
             self._peak, self._peak_at = estimate, now
             return below
