@@ -432,7 +432,7 @@ class RateController:
         """Whether this refusal says that others spend the key's tokens: it came at or
         below an estimate that had held (not in the search for it, right after the cut
         that set it), or it puts the estimate below a quarter of the highest one lately
-        (squeezed by clients that opened on a busy key)."""
+        (squeezed by clients that opened on a busy key), once per such peak."""
         previous, rate = self.limit, self.rate
         below = (
             previous is not None
@@ -443,10 +443,17 @@ class RateController:
         )
         if guessed:  # a guess is neither a peak nor a squeeze
             return False
-        if now - self._peak_at > _SHARED_FOR or estimate >= self._peak:
+        if now - self._peak_at > _SHARED_FOR:
+            self._peak = 0.0
+        # An estimate read from the few replies after a guess is a step of the search
+        # down from the guess, not a pace that held: no peak (on real sockets a lone
+        # 5/s client read 25/s there, and took its next cuts for squeezes).
+        if estimate >= self._peak and not self._guessed:
             self._peak, self._peak_at = estimate, now
-            return below
-        return below or estimate * _SQUEEZED < self._peak
+        elif estimate * _SQUEEZED < self._peak:
+            self._peak, self._peak_at = estimate, now  # one squeeze per peak
+            return True
+        return below
 
     def _grow(self, now: float) -> None:
         """CUBIC growth since the last cut: back to the limit in `recovery` s, then beyond.

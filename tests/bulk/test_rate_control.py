@@ -257,3 +257,52 @@ def test_a_steady_limit_is_approached_more_slowly_but_searched_above_as_fast(ste
     assert rate_at(back / 2) < 200.0 * 0.99  # still below it halfway back
     assert rate_at(back) == pytest.approx(200.0)
     assert rate_at(back + 1.0) == pytest.approx(220.0)  # one second past: 10% above, as at 0
+
+
+class Cuts:
+    """Replays a client's cuts (time, pace when refused, estimate) through the test of
+    sharing, and keeps the state a cut leaves behind as `_cut` does."""
+
+    def __init__(self) -> None:
+        self.controller = RateController(RateControl())
+
+    def cut(
+        self,
+        now: float,
+        pace: float,
+        estimate: float,
+        *,
+        guessed: bool = False,
+        rough: bool = False,
+    ) -> bool:
+        controller = self.controller
+        controller.rate = pace
+        shared = controller._shares_the_key(now, estimate, guessed)
+        controller.limit, controller._guessed, controller._rough = estimate, guessed, rough
+        controller._last_cut = now
+        return shared
+
+
+def test_a_lone_client_searching_down_from_a_guess_is_not_taken_for_a_shared_one() -> None:
+    """A real-socket trace of a lone client on a 5/s key: its first refusal came before
+    replies could tell a limit (a guess of 40/s), and the few replies after it read
+    25.6/s. That reading is a step of the search, not a pace that held, so the cut to
+    4.4/s soon after is not a squeeze to a sixth of a peak (it used to be, and the client
+    then probed every few seconds for 30 s, at 2-4% 429)."""
+    cuts = Cuts()
+    assert not cuts.cut(0.20, 500.0, 40.0, guessed=True)
+    assert not cuts.cut(0.28, 44.7, 25.6)
+    assert not cuts.cut(0.49, 23.6, 6.7, rough=True)
+    assert not cuts.cut(0.97, 6.6, 4.4, rough=True)
+    assert not cuts.cut(4.36, 10.5, 4.9)
+
+
+def test_a_client_squeezed_to_a_quarter_of_a_pace_that_held_knows_it_shares_the_key() -> None:
+    """A pace of 200/s that held, then cuts to 40/s: others spend the key's tokens. The
+    squeeze counts once: the cuts that follow at about the squeezed pace are not new
+    squeezes (each would keep the client probing for another 30 s)."""
+    cuts = Cuts()
+    assert not cuts.cut(0.5, 500.0, 200.0)
+    assert cuts.cut(5.0, 230.0, 40.0)
+    assert not cuts.cut(9.0, 60.0, 41.0)
+    assert cuts.cut(40.0, 38.0, 35.0)  # refused at 38/s, below the 41/s that held
