@@ -433,16 +433,16 @@ class RateController:
         below an estimate that had held (not in the search for it, right after the cut
         that set it), or it puts the estimate below a quarter of the highest one lately
         (squeezed by clients that opened on a busy key), once per such peak."""
+        if guessed:  # a guess is neither a peak nor a squeeze, nor below anything
+            return False
         previous, rate = self.limit, self.rate
         below = (
             previous is not None
             and rate is not None
             and rate <= previous
-            and not (guessed or self._guessed or self._rough)
+            and not (self._guessed or self._rough)
             and now - self._last_cut >= _SEARCH_SPELL
         )
-        if guessed:  # a guess is neither a peak nor a squeeze
-            return False
         if now - self._peak_at > _SHARED_FOR:
             self._peak = 0.0
         # An estimate read from the few replies after a guess is a step of the search
