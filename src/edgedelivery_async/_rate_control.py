@@ -27,7 +27,8 @@ what the server delivered:
   faster above it, so a limit that rose is found in seconds while the limit it knows
   is approached gently, and more gently still (up to 4 times) after cuts that found
   the same limit, so a steady limit is probed less and less often.
-- A refusal at or below a pace that had held means someone else spends the key's
+- A refusal at or below a pace that had held (the estimate, or what the key served
+  between the last two cuts if that was far less) means someone else spends the key's
   tokens (another process sharing the key, or a limit that fell), and so does a cut
   to a quarter of the highest estimate lately (a client squeezed while others opened
   on the key). For `_SHARED_FOR` seconds after one, the cycle is `recovery` however
@@ -176,6 +177,7 @@ class RateController:
         self._opening = policy.adaptive  # until the first reply: sends spread out
         self._guessed = False  # the limit is a guess: no reply had said what gets through
         self._rough = False  # ... or an estimate from a few replies: regrow sooner
+        self._held: float | None = None  # ... served between the last two cuts, if far less
         self._shared_at = float("-inf")  # the last refusal that showed others on the key
         self._peak, self._peak_at = 0.0, float("-inf")  # the highest estimate lately
         self._steady = 0  # cuts in a row that found about the same limit: longer cycles
@@ -363,6 +365,7 @@ class RateController:
         """Multiplicative decrease, from what the server let through (the module's
         docstring says how); a first refusal from a lone request changes nothing."""
         policy, rate, guessed, rough = self.policy, self.rate, False, False
+        held: float | None = None
         if rate is None:  # the first refusal: what got through is all there is to go by
             if self._in_flight <= 1 and self.responses <= 1:
                 return  # a lone request refused says nothing of a limit: its wait will do
@@ -403,6 +406,8 @@ class RateController:
                 served = self._since_ok / spell
                 if served >= _SERVED_AGREES * estimate:
                     estimate = min(estimate, served)
+                else:  # ... but it held: a refusal above it is no sign of sharing
+                    held = served
         estimate = max(estimate, policy.min_rate)
         new = estimate * policy.backoff
         if self.rate is not None and new >= self.rate:
@@ -410,6 +415,7 @@ class RateController:
         previous = self.limit
         if self._shares_the_key(now, estimate, guessed):
             self._shared_at = now
+        self._held = held
         same = (
             previous is not None
             and not (guessed or rough or self._rough or self._guessed)
@@ -436,6 +442,12 @@ class RateController:
         if guessed:  # a guess is neither a peak nor a squeeze, nor below anything
             return False
         previous, rate = self.limit, self.rate
+        if previous is not None and self._held is not None:
+            # An estimate read from the last second's replies counts the tokens the
+            # bucket saved while the pace was low (a lone 5/s client read 7.9/s there,
+            # then took its refusal at 7.2/s for a sign of sharing); what the key served
+            # over the whole spell before that cut is the pace that held.
+            previous = min(previous, self._held)
         below = (
             previous is not None
             and rate is not None

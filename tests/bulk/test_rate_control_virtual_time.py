@@ -18,7 +18,7 @@ import random
 import selectors
 import time
 import types
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,6 +40,11 @@ class Bucket:
     stagger: float = 0.0  # seconds between the clients' starts
     change: tuple[float, float] | None = None  # (after seconds, new rate)
     latency: float = 0.02  # seconds to a success
+    # Real sockets are not punctual: with jitter, a timer fires up to this late, a
+    # success takes up to 3 times it longer and a 429 up to a third of it longer
+    # (drawn from `jitter_seed`).
+    jitter: float = 0.0
+    jitter_seed: int = 0
 
     def limit_over(self, seconds: float) -> float:
         if self.change is None or seconds <= self.change[0]:
@@ -64,6 +69,7 @@ class VirtualSelector(selectors.BaseSelector):
     def __init__(self) -> None:
         self.now = 0.0
         self._real = selectors.DefaultSelector()
+        self.late: Callable[[], float] = lambda: 0.0  # how late a timer fires
 
     def register(self, fileobj: Any, events: int, data: Any = None) -> selectors.SelectorKey:
         return self._real.register(fileobj, events, data)
@@ -74,7 +80,7 @@ class VirtualSelector(selectors.BaseSelector):
     def select(self, timeout: float | None = None) -> list[tuple[selectors.SelectorKey, int]]:
         ready = self._real.select(0)
         if not ready and timeout:
-            self.now += timeout
+            self.now += timeout + self.late()
         return ready
 
     def get_map(self) -> Mapping[Any, selectors.SelectorKey]:
@@ -112,6 +118,11 @@ def virtual_clock(monkeypatch: pytest.MonkeyPatch) -> Iterator[asyncio.AbstractE
 
 
 def read_all(loop: asyncio.AbstractEventLoop, bucket: Bucket) -> Outcome:
+    jitter = random.Random(bucket.jitter_seed)
+    if bucket.jitter:
+        assert isinstance(loop, VirtualTimeLoop)
+        loop.selector.late = lambda: jitter.uniform(0.0, bucket.jitter)
+
     async def main() -> Outcome:
         started = loop.time()
         state = {"tokens": bucket.burst, "at": started}
@@ -125,11 +136,11 @@ def read_all(loop: asyncio.AbstractEventLoop, bucket: Bucket) -> Outcome:
             state["at"] = now
             if tokens >= 1.0 - 1e-9:
                 state["tokens"] = tokens - 1.0
-                await asyncio.sleep(bucket.latency)
+                await asyncio.sleep(bucket.latency + jitter.uniform(0.0, 3 * bucket.jitter))
                 pull_zone = int(request.url.path.rsplit("/", 1)[1])
                 return httpx.Response(200, json={"data": {"pullZoneId": pull_zone}})
             state["tokens"] = tokens
-            await asyncio.sleep(REFUSAL)
+            await asyncio.sleep(REFUSAL + jitter.uniform(0.0, bucket.jitter / 3))
             after = {} if bucket.retry_after is None else {"Retry-After": str(bucket.retry_after)}
             return httpx.Response(429, headers=after, json={"message": "slow down"})
 
@@ -226,3 +237,30 @@ def test_a_client_squeezed_by_others_takes_the_key_back_when_they_finish(
     assert run.ok == ids, run
     assert run.failed == 0, run
     assert run.ok / run.elapsed >= 0.75 * rate, run
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_a_lone_slow_client_on_late_timers_does_not_take_itself_for_a_shared_one(
+    virtual_clock: asyncio.AbstractEventLoop, monkeypatch: pytest.MonkeyPatch, seed: int
+) -> None:
+    """5/s with a bucket of 5 for two minutes, timers up to 1 ms late and replies up to
+    3 ms slower, as on real sockets. A lone client that had paced below the limit read
+    7.9/s from the last second's replies (the bucket's saved tokens), then took its
+    refusal at 7.2/s for a sign of sharing and probed every few seconds for 30 s: in 6
+    of these 10 runs, at 18 429s of 618 where the others took 9. A refusal is now
+    below a pace that held only if it is below what the key served over the spell
+    before that cut, when that was far less."""
+    flagged: list[float] = []
+    shares_the_key = _rate_control.RateController._shares_the_key
+
+    def spy(self: _rate_control.RateController, now: float, estimate: float, guessed: bool) -> bool:
+        shared = shares_the_key(self, now, estimate, guessed)
+        if shared:
+            flagged.append(now)
+        return shared
+
+    monkeypatch.setattr(_rate_control.RateController, "_shares_the_key", spy)
+    run = read_all(virtual_clock, Bucket(5, 5, 600, jitter=0.001, jitter_seed=seed))
+    assert run.ok == 600, run
+    assert run.failed == 0, run
+    assert flagged == [], (flagged, run)
