@@ -11,10 +11,11 @@ what the server delivered:
   bucket lets through exactly its refill rate once it is empty; BBR uses the same
   delivery-rate idea) and the successes since the last cut, when the bucket was empty
   too (unless far fewer: then they count this client's own slow pace, not what the key
-  served). A refusal soon after a cut reads the few replies since: at most the requests not
-  refused, and the pace times the share that got through. One cut per round trip: a
-  429 for a request sent before the last cut, or before what was in flight then has
-  landed, says nothing new, so a burst of refusals is one decrease, not a collapse.
+  served). A refusal soon after a cut reads the few replies since: at most the requests
+  not refused, and the pace times the share that got through (not less than the key
+  served over the spell before that cut). One cut per round trip: a 429 for a request
+  sent before the last cut, or before what was in flight then has landed, says nothing
+  new, so a burst of refusals is one decrease, not a collapse.
 - Until the first refusal, requests in flight start at `_INITIAL_WINDOW` and grow by
   half each round trip (TCP's slow start, gentler, so the window that overshoots a
   bucket is smaller), the first of them spread at `_OPENING_RATE`, so a
@@ -392,6 +393,11 @@ class RateController:
                     # a share of a few replies may read low: regrow sooner from it
                     rough = share < estimate and ok < _MIN_SAMPLES
                     estimate = min(estimate, share)
+                if self._held is not None and estimate < self._held:
+                    # ... but not below what the key served over the spell before the
+                    # last cut: a lone 5/s client read 4.0/s from one or two replies,
+                    # regrew on the seconds scale from it and overshot again
+                    estimate, rough = min(rate, self._held), False
             climbed = self._cut_to < 0.8 * rate and rate >= _CYCLE_REQUESTS
             if cut >= 0 and self._since_ok >= _MIN_SAMPLES and not climbed:
                 # The bucket was empty at the last cut and again now, so what it served
