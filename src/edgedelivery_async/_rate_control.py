@@ -134,6 +134,7 @@ _OPEN_WINDOW = 640  # ... grown each round trip until this many: then no window
 _ROUND_TRIP_AT_MOST = 1.0  # seconds a cut waits at most for what was in flight to land
 _QUIET_AT_LEAST = 0.005  # seconds after a cut whose sends still count as before it
 _REFUSED_AGAIN = 3  # ... or 429s of requests sent after it
+_FAR_BELOW = 0.5  # an estimate soon after a cut below this share of the last: rough
 _SERVED_AGREES = 0.7  # the successes between two cuts count when at least this share
 # of the estimate from the last window (less: they measured this client's slow pace)
 _CYCLE_REQUESTS = 70  # a growth cycle lasts at least this many requests' time
@@ -393,6 +394,10 @@ class RateController:
                     # a share of a few replies may read low: regrow sooner from it
                     rough = share < estimate and ok < _MIN_SAMPLES
                     estimate = min(estimate, share)
+                if self.limit is not None and estimate < _FAR_BELOW * self.limit:
+                    # far below the last estimate, it reads a moment's share (another
+                    # client of the key overshooting, say): regrow sooner from it
+                    rough = True
                 if self._held is not None and estimate < self._held:
                     # ... but not below what the key served over the spell before the
                     # last cut: a lone 5/s client read 4.0/s from one or two replies,
