@@ -28,15 +28,15 @@ what the server delivered:
   faster above it, so a limit that rose is found in seconds while the limit it knows
   is approached gently, and more gently still (up to 4 times) after cuts that found
   the same limit, so a steady limit is probed less and less often.
-- A refusal at or below a pace that had held (the estimate, or what the key served
-  between the last two cuts if that was far less) means someone else spends the key's
-  tokens (another process sharing the key, or a limit that fell), and so does a cut
-  to a quarter of the highest estimate lately (a client squeezed while others opened
-  on the key). For `_SHARED_FOR` seconds after one, the cycle is `recovery` however
-  slow the pace, and past 10% above the estimate the pace doubles every `recovery`
-  seconds: a client squeezed to a small share takes the key back within seconds when
-  the others finish, instead of growing on the scale of its own small share (at 2/s,
-  a 35 s cycle).
+- A refusal at or below a pace that had held (the estimate; within a second of the
+  cut, what the key served between the last two cuts if that was far less) means
+  someone else spends the key's tokens (another process sharing the key, or a limit
+  that fell), and so does a cut to a quarter of the highest estimate lately (a client
+  squeezed while others opened on the key). For `_SHARED_FOR` seconds after one, the
+  cycle is `recovery` however slow the pace, and past 10% above the estimate the pace
+  doubles every `recovery` seconds: a client squeezed to a small share takes the key
+  back within seconds when the others finish, instead of growing on the scale of its
+  own small share (at 2/s, a 35 s cycle).
 - A server that states its limit (`RateLimit-Policy`, draft-ietf-httpapi-ratelimit-headers)
   is paced at `stated_share` of it with no probing above; `RateLimit-Remaining: 0` (or the
   `X-RateLimit-*` pair) holds paced requests until its reset.
@@ -453,11 +453,12 @@ class RateController:
         if guessed:  # a guess is neither a peak nor a squeeze, nor below anything
             return False
         previous, rate = self.limit, self.rate
-        if previous is not None and self._held is not None:
+        if previous is not None and self._held is not None and now - self._last_cut < _WINDOW:
             # An estimate read from the last second's replies counts the tokens the
             # bucket saved while the pace was low (a lone 5/s client read 7.9/s there,
             # then took its refusal at 7.2/s for a sign of sharing); what the key served
-            # over the whole spell before that cut is the pace that held.
+            # over the whole spell before that cut is the pace that held, unless the
+            # new pace held for a second too (a squeezed client's share, refused there)
             previous = min(previous, self._held)
         below = (
             previous is not None
