@@ -255,11 +255,12 @@ def test_a_lone_slow_client_on_late_timers_does_not_take_itself_for_a_shared_one
     3 ms slower, as on real sockets. A lone client that had paced below the limit read
     7.9/s from the last second's replies (the bucket's saved tokens), then took its
     refusal at 7.2/s for a sign of sharing and probed every few seconds for 30 s: in 6
-    of these 10 runs, at 18 429s of 618 where the others took 9. A refusal is now
-    below a pace that held only if it is below what the key served over the spell
-    before that cut, when that was far less; and the estimate soon after that cut,
-    from one or two replies, is not taken below it (it read 4.0/s, and the client
-    regrew fast from there and overshot again: 14 429s, 2.3%; now 11)."""
+    of these 10 runs, at 18 429s of 618 where the others took 9. A refusal within a
+    second of a cut is now below a pace that held only if it is below what the key
+    served over the spell before that cut, when that was far less; and the estimate
+    soon after that cut, from one or two replies, is not taken below it (it read
+    4.0/s, and the client regrew fast from there and overshot again: 14 429s, 2.3%;
+    now at most 11)."""
     flagged: list[float] = []
     shares_the_key = _rate_control.RateController._shares_the_key
 
