@@ -4,6 +4,7 @@
     .venv/bin/python benchmarks/rate_limits_virtual.py --only 3,17 # some rows
     .venv/bin/python benchmarks/rate_limits_virtual.py --grid      # shared keys (about 2.5 minutes)
     .venv/bin/python benchmarks/rate_limits_virtual.py --late-timers 10 --only 5,20
+    .venv/bin/python benchmarks/rate_limits_virtual.py --grid --jobs 2  # in two processes
 
 The whole client runs against a token bucket on the virtual-time loop of
 tests/bulk/test_rate_control_virtual_time.py (loaded from there, so both measure the
@@ -24,17 +25,22 @@ hides how much a row varies; real sockets showed the two-process row at 74-101% 
 run to run, and these runs reproduce that spread in seconds. It prints each row's mean,
 lowest and highest share of the limit, its highest share of 429s, and how many runs
 missed the targets.
+
+`--jobs N` runs the rows (and the runs of a row) in N processes. Each run is a fixed
+virtual-time run, so the table is the same with any N; only the wall time shrinks.
 """
 
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import dataclasses
 import importlib.util
 import random
 import sys
 import time
 import types
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -86,9 +92,6 @@ def shared_key_grid() -> dict[str, Bucket]:
     return grid
 
 
-SHARES: list[tuple[float, bool]] = []  # each measured row: share of the limit, missed
-
-
 def run_once(bucket: Bucket) -> tuple[float, float, bool, Any]:
     """One run: share of the limit, share of replies 429, whether it missed, the outcome."""
     loop = vt.VirtualTimeLoop()
@@ -107,9 +110,18 @@ def run_once(bucket: Bucket) -> tuple[float, float, bool, Any]:
     return share, refused, miss, run
 
 
-def measure(bucket: Bucket) -> str:
-    share, refused, miss, run = run_once(bucket)
-    SHARES.append((share, miss))
+def run_all(buckets: list[Bucket], jobs: int) -> Iterator[tuple[float, float, bool, Any]]:
+    """`run_once` of each bucket, in order, in `jobs` processes. Each run is a fixed
+    virtual-time run, so the results are the same however many processes share them."""
+    if jobs <= 1:
+        yield from map(run_once, buckets)
+        return
+    with concurrent.futures.ProcessPoolExecutor(jobs) as pool:
+        yield from pool.map(run_once, buckets)
+
+
+def table_row(bucket: Bucket, result: tuple[float, float, bool, Any]) -> str:
+    share, refused, miss, run = result
     return (
         f"| {bucket.ids:,} | {bucket.clients} | {run.elapsed:.1f} s | {share:.0%} "
         f"| {refused:.1%} ({run.refused}) | {bucket.ids - run.ok} "
@@ -117,13 +129,9 @@ def measure(bucket: Bucket) -> str:
     )
 
 
-def measure_late(bucket: Bucket, runs: int) -> str:
-    """`runs` runs of a row with late timers and slower replies, one draw each."""
-    results = [
-        run_once(dataclasses.replace(bucket, jitter=0.001, jitter_seed=seed))
-        for seed in range(runs)
-    ]
-    shares = [share for share, _, _, _ in results]
+def late_row(bucket: Bucket, results: list[tuple[float, float, bool, Any]]) -> str:
+    """A row's runs with late timers and slower replies, one draw each."""
+    runs, shares = len(results), [share for share, _, _, _ in results]
     return (
         f"| {bucket.clients} | {runs} | {sum(shares) / runs:.1%} | {min(shares):.0%} "
         f"| {max(shares):.0%} | {max(refused for _, refused, _, _ in results):.1%} "
@@ -131,33 +139,46 @@ def measure_late(bucket: Bucket, runs: int) -> str:
     )
 
 
+def late(bucket: Bucket, runs: int) -> list[Bucket]:
+    """The row `runs` times with timers up to 1 ms late, each with its own seed."""
+    return [dataclasses.replace(bucket, jitter=0.001, jitter_seed=seed) for seed in range(runs)]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--only", help="comma-separated row numbers (1-based)")
     parser.add_argument("--grid", action="store_true", help="the shared-key grid instead")
     parser.add_argument("--late-timers", type=int, metavar="N", help="N runs a row, late timers")
+    parser.add_argument("--jobs", type=int, default=1, help="processes to run rows in")
     args = parser.parse_args()
     rows = list(enumerate((shared_key_grid() if args.grid else SCENARIOS).items(), 1))
     if args.only:
         picked = {int(n) for n in args.only.split(",")}
         rows = [row for row in rows if row[0] in picked]
     if args.late_timers:
+        n = args.late_timers
         print("| # | server | clients | runs | of the limit: mean | lowest | highest "
               "| replies 429, highest | runs missing |")  # fmt: skip
         print("|---|---|---|---|---|---|---|---|---|")
+        buckets = [run for _, (_, bucket) in rows for run in late(bucket, n)]
+        results = run_all(buckets, args.jobs)
         for number, (name, bucket) in rows:
-            print(f"| {number} | {name} {measure_late(bucket, args.late_timers)}", flush=True)
+            mine = [next(results) for _ in range(n)]
+            print(f"| {number} | {name} {late_row(bucket, mine)}", flush=True)
         return
     print("| # | server | ids | clients | virtual time | of the limit | replies 429 | failed | |")
     print("|---|---|---|---|---|---|---|---|---|")
-    for number, (name, bucket) in rows:
-        print(f"| {number} | {name} {measure(bucket)}", flush=True)
-    if SHARES:
-        shares = sorted(share for share, _ in SHARES)
+    shares = []
+    results = run_all([bucket for _, (_, bucket) in rows], args.jobs)
+    for (number, (name, bucket)), result in zip(rows, results, strict=True):
+        shares.append((result[0], result[2]))
+        print(f"| {number} | {name} {table_row(bucket, result)}", flush=True)
+    if shares:
+        ordered = sorted(share for share, _ in shares)
         print(
-            f"\n{len(SHARES)} rows: {sum(miss for _, miss in SHARES)} miss the targets; "
-            f"of the limit: mean {sum(shares) / len(shares):.0%}, lowest {shares[0]:.0%}, "
-            f"median {shares[len(shares) // 2]:.0%}, below 80% in {sum(s < 0.8 for s in shares)}"
+            f"\n{len(shares)} rows: {sum(miss for _, miss in shares)} miss the targets; "
+            f"of the limit: mean {sum(ordered) / len(ordered):.0%}, lowest {ordered[0]:.0%}, "
+            f"median {ordered[len(ordered) // 2]:.0%}, below 80% in {sum(s < 0.8 for s in ordered)}"
         )
 
 
