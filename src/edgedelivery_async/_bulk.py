@@ -114,12 +114,16 @@ async def fan_out(
     concurrency: int = 100,
     rate_limit: float | None = None,
     progress: BulkProgress | None = None,
+    finishing: Callable[[int], None] | None = None,
 ) -> AsyncGenerator[BulkResult[K, V], None]:
     """Call `call(key)` for every key, at most `concurrency` at once; yield results as they finish.
 
     `keys` may be any iterable or async iterable and is read lazily; an async source is
     read beside the calls, so a slow source never holds back a finished result.
-    `rate_limit` caps calls per second. Pass a `BulkProgress` to watch the run. Any
+    `rate_limit` caps calls per second. Pass a `BulkProgress` to watch the run.
+    `finishing`, once the last key is read, is called with the number of calls left
+    each time one ends (bulk methods pass their client's `rate_controller.finishing`,
+    so that no probe's 429 delays the end of the run). Any
     exception a call raises becomes that key's `error`. When the keys' iterator itself
     raises, no further key is read, the keys already read still yield their results,
     and then the run raises that exception. Cancelling the run stops the calls in
@@ -131,6 +135,8 @@ async def fan_out(
         raise ConfigurationError("progress must be a BulkProgress (or None)")
     if not callable(call):
         raise ConfigurationError("call must be a coroutine function of one key")
+    if finishing is not None and not callable(finishing):
+        raise ConfigurationError("finishing must be a function of one int (or None)")
     limiter = RateLimiter(rate_limit) if rate_limit is not None else None
     counters = progress if progress is not None else BulkProgress()
     loop = asyncio.get_running_loop()
@@ -142,24 +148,30 @@ async def fan_out(
     exhausted = False
     source_error: Exception | None = None  # raised once the keys read so far have results
     in_flight = 0  # keys read whose result has not been yielded
+    calling = 0  # ... and of those, calls not yet ended
 
     def wake() -> None:
         if waiter is not None and not waiter.done():
             waiter.set_result(None)
 
     async def run(key: K) -> None:
+        nonlocal calling
         try:
             if limiter is not None:
                 await limiter.acquire()
             result: BulkResult[K, V] = BulkResult(key, await call(key))
         except Exception as error:  # every key gets a result, whatever the call raised
             result = BulkResult(key, error=error)
+        calling -= 1
         finished.append(result)
         wake()
+        if exhausted and finishing is not None:
+            finishing(calling)
 
     def start(key: K) -> None:
-        nonlocal in_flight
+        nonlocal in_flight, calling
         in_flight += 1
+        calling += 1
         counters.started += 1
         task = loop.create_task(run(key))
         tasks.add(task)

@@ -86,6 +86,8 @@ class Runtime(Protocol):
 
     def reserve_connections(self, count: int) -> None: ...
 
+    def finishing(self, remaining: int) -> None: ...
+
     @property
     def telemetry(self) -> Telemetry | None: ...
 
@@ -257,6 +259,7 @@ class BoundEndpoint(Generic[P, T]):
             concurrency=concurrency,
             rate_limit=rate_limit,
             progress=progress,
+            finishing=runtime.finishing,
         )
         telemetry = runtime.telemetry
         if telemetry is None:

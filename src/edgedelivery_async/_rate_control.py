@@ -37,6 +37,9 @@ what the server delivered:
   doubles every `recovery` seconds: a client squeezed to a small share takes the key
   back within seconds when the others finish, instead of growing on the scale of its
   own small share (at 2/s, a 35 s cycle).
+- A bulk run's last calls, once they fit in the wait a refusal would cost one of them
+  (its `Retry-After`), are paced at the estimate, not above it: a probe's 429 there
+  would only hold the run's end back by that wait (`finishing`).
 - A server that states its limit (`RateLimit-Policy`, draft-ietf-httpapi-ratelimit-headers)
   is paced at `stated_share` of it with no probing above; `RateLimit-Remaining: 0` (or the
   `X-RateLimit-*` pair) holds paced requests until its reset.
@@ -56,6 +59,7 @@ from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass, field
 
 from ._exceptions import ConfigurationError
+from ._http import parse_retry_after
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,6 +147,8 @@ _SHARED_FOR = 30.0  # seconds after a refusal below a pace that held: probe as i
 _SEARCH_SPELL = 0.3  # ... not one this soon after the cut that set the estimate
 _SQUEEZED = 4.0  # ... or one that cut the estimate below the highest lately / this
 _SLOW_START_FOR = 5.0  # seconds after the first request: slow start ends regardless
+_REFUSAL_WAIT = 0.5  # seconds a 429 without Retry-After costs its request (the retry's)
+_FREED = 1.5  # a pace this far above the estimate, not refused: the key has room
 
 
 class RateController:
@@ -183,6 +189,9 @@ class RateController:
         self._shared_at = float("-inf")  # the last refusal that showed others on the key
         self._peak, self._peak_at = 0.0, float("-inf")  # the highest estimate lately
         self._steady = 0  # cuts in a row that found about the same limit: longer cycles
+        self._hold_until = float("-inf")  # a bulk run's last calls: no growth above
+        self._hold_at = 0.0  # ... this pace until then
+        self._refusal_wait = _REFUSAL_WAIT  # seconds a refused request waits to retry
         self._in_flight = 0  # requests admitted and not landed
         self._old = 0  # ... of those, sent before the last cut and not landed yet
         self._oks: deque[float] = deque()  # times of recent successful replies
@@ -307,6 +316,8 @@ class RateController:
             self._read_headers(headers, now)
         self._opening = False
         if status == 429:
+            wait = parse_retry_after(headers.get("retry-after")) if headers else None
+            self._refusal_wait = _REFUSAL_WAIT if wait is None else max(wait, _REFUSAL_WAIT)
             self._since_refused += sent_at >= self._quiet_until > 0
             self._since_denied += sent_at >= self._last_cut >= 0
             # One cut per round trip: not before the requests sent before the last cut
@@ -336,6 +347,29 @@ class RateController:
                 if self._window >= _OPEN_WINDOW:
                     self._end_slow_start()
             self._grow(now)
+
+    def finishing(self, remaining: int) -> None:
+        """A bulk run has read its last key and has `remaining` calls left (`fan_out`'s
+        `finishing`).
+
+        Once they fit in the wait a refusal would cost one of them (its `Retry-After`),
+        a probe above what the key serves can only delay the run's end: until they are
+        done the pace grows no further than the estimate, or 0.9 of what the last
+        second delivered if that is more. A pace already far above the estimate and
+        not refused (the key freed by others) keeps growing.
+        """
+        rate, limit = self.rate, self.limit
+        if rate is None or limit is None or self._guessed or remaining < 0:
+            return
+        now = time.monotonic()
+        if now >= self._hold_until:
+            if rate >= _FREED * limit:
+                return
+            delivered = self._delivered(now) or 0.0
+            self._hold_at = max(limit, delivered * self.policy.backoff)
+        pace = min(rate, self._hold_at)
+        if remaining < pace * self._refusal_wait:
+            self._hold_until = now + (remaining + 1) / pace
 
     def allow_retry(self) -> bool:
         """Withdraw one retry from the budget; False when it is spent."""
@@ -434,6 +468,7 @@ class RateController:
         )
         self._steady = self._steady + 1 if same else 0
         self.limit, self._guessed, self._rough = estimate, guessed, rough
+        self._hold_at = min(self._hold_at, estimate)
         self._last_cut = now
         self._since_sent = self._since_refused = self._since_denied = self._since_ok = 0
         self._since_ok_sent = now
@@ -511,10 +546,13 @@ class RateController:
         back = k * 2 ** min(self._steady, _STEADY_DOUBLINGS)
         if shared and calm > back + k:  # 10% above and still served: the others left
             doublings = min((calm - back - k) / policy.recovery, 20.0)
-            self._set_rate(limit * (2.0 - policy.backoff) * 2.0**doublings)
-            return
-        scale = back if calm < back else k
-        self._set_rate(limit * (1.0 + (1.0 - policy.backoff) * ((calm - back) / scale) ** 3))
+            rate = limit * (2.0 - policy.backoff) * 2.0**doublings
+        else:
+            scale = back if calm < back else k
+            rate = limit * (1.0 + (1.0 - policy.backoff) * ((calm - back) / scale) ** 3)
+        if now < self._hold_until:  # a bulk run's last calls: no probing above
+            rate = min(rate, self._hold_at)
+        self._set_rate(rate)
 
     def _end_slow_start(self) -> None:
         """No window from now on: whoever waits for a place goes (paced, if a rate holds)."""

@@ -94,3 +94,7 @@ class ClientRuntime:
     def reserve_connections(self, count: int) -> None:
         """Let the pool open `count` connections at once (bulk runs)."""
         self.engine.transport.reserve_connections(count)
+
+    def finishing(self, remaining: int) -> None:
+        """A bulk run has read its last key and has `remaining` calls left."""
+        self.engine.rate.finishing(remaining)

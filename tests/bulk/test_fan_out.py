@@ -429,3 +429,49 @@ async def test_a_failing_key_source_still_yields_every_key_it_gave_then_raises()
     with pytest.raises(SourceBroke):
         await consume()
     assert sorted(seen) == list(range(1, 8))
+
+
+@pytest.mark.parametrize(("ids", "concurrency"), [(10, 3), (3, 10)])
+async def test_finishing_hears_the_calls_left_once_the_last_key_is_read(
+    ids: int, concurrency: int
+) -> None:
+    """The rate controller's cue to stop probing: after the last key is read, each call
+    that ends reports how many others are still going, down to none."""
+    heard: list[int] = []
+    running = 0
+
+    async def call(n: int) -> int:
+        nonlocal running
+        running += 1
+        await asyncio.sleep(0.001 * (n % 4))
+        running -= 1
+        return n
+
+    def finishing(remaining: int) -> None:
+        assert remaining == running  # the others, not this one
+        heard.append(remaining)
+
+    outcome = await collect(fan_out(call, range(ids), concurrency=concurrency, finishing=finishing))
+    assert len(outcome.values) == ids
+    assert heard[-1:] == [0]
+    assert len(heard) <= min(ids, concurrency)  # only once no key is left to start
+    assert heard == sorted(heard, reverse=True)
+
+
+async def test_finishing_must_be_callable() -> None:
+    from edgedelivery_async import ConfigurationError
+
+    with pytest.raises(ConfigurationError, match="finishing"):
+        await collect(fan_out(asyncio.sleep, [0], finishing=3))  # type: ignore[arg-type]
+
+
+async def test_bulk_methods_tell_their_client_when_the_run_is_finishing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    server = Server()
+    async with client_for(server) as client:
+        heard: list[int] = []
+        monkeypatch.setattr(client.rate_controller, "finishing", heard.append)
+        outcome = await collect(client.shield.iter_zones_by_pull_zones(range(1, 6)))
+    assert len(outcome.values) == 5
+    assert sorted(heard, reverse=True) == [4, 3, 2, 1, 0]

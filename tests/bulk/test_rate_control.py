@@ -259,6 +259,36 @@ def test_a_steady_limit_is_approached_more_slowly_but_searched_above_as_fast(ste
     assert rate_at(back + 1.0) == pytest.approx(220.0)  # one second past: 10% above, as at 0
 
 
+def test_a_runs_last_calls_are_paced_at_the_estimate_not_above() -> None:
+    """Once a bulk run's last calls fit in the wait a 429 would cost (its Retry-After),
+    the pace grows back to the estimate but not past it; earlier in the run, and for a
+    pace far above the estimate that the key still serves, it probes as before."""
+    controller = RateController(RateControl())
+    controller.observe(429, {"retry-after": "2"}, sent_at=-1.0)  # a refusal's wait: 2 s
+    now = time.monotonic()
+    controller.limit, controller._last_cut, controller.rate = 40.0, now - 5.0, 36.0
+
+    controller.finishing(100)  # 100 calls left: 2.5 s at 40/s, more than the wait
+    controller._grow(now)
+    assert controller.rate is not None
+    assert controller.rate > 40.0  # probing above
+
+    controller.rate = 36.0
+    controller.finishing(60)  # 1.5 s at 40/s: within the wait
+    controller._grow(now)
+    assert controller.rate == pytest.approx(40.0)
+    controller._grow(now + 1.0)
+    assert controller.rate == pytest.approx(40.0)  # held while they last
+    controller._grow(now + 2.0)
+    assert controller.rate > 40.0  # and not after
+
+    freed = RateController(RateControl())
+    freed.observe(429, {"retry-after": "2"}, sent_at=-1.0)
+    freed.limit, freed._last_cut, freed.rate = 40.0, now - 5.0, 70.0
+    freed.finishing(10)
+    assert freed._hold_until < now  # 70/s served at an estimate of 40: the key has room
+
+
 class Cuts:
     """Replays a client's cuts (time, pace when refused, estimate) through the test of
     sharing, and keeps the state a cut leaves behind as `_cut` does."""
