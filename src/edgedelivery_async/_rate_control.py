@@ -31,8 +31,10 @@ what the server delivered:
 - A refusal at or below a pace that had held (the estimate; within a second of the
   cut, what the key served between the last two cuts if that was far less) means
   someone else spends the key's tokens (another process sharing the key, or a limit
-  that fell), and so does a cut to a quarter of the highest estimate lately (a client
-  squeezed while others opened on the key). For `_SHARED_FOR` seconds after one, the
+  that fell), and so does a cut to a third of the highest estimate lately (a client
+  squeezed while others opened on the key), and a 429 for one of a client's first two
+  requests (the key was busy when it opened: a fresh bucket lets a lone client's
+  first requests through). For `_SHARED_FOR` seconds after one, the
   cycle is `recovery` however slow the pace, and past 10% above the estimate the pace
   doubles every `recovery` seconds: a client squeezed to a small share takes the key
   back within seconds when the others finish, instead of growing on the scale of its
@@ -145,7 +147,9 @@ _CYCLE_REQUESTS = 70  # a growth cycle lasts at least this many requests' time
 _STEADY_DOUBLINGS = 2  # ... doubled for each cut that found the same limit, up to 2 times
 _SHARED_FOR = 30.0  # seconds after a refusal below a pace that held: probe as if shared
 _SEARCH_SPELL = 0.3  # ... not one this soon after the cut that set the estimate
-_SQUEEZED = 4.0  # ... or one that cut the estimate below the highest lately / this
+_SQUEEZED = 3.0  # ... or one that cut the estimate below the highest lately / this
+_BUSY_OPENING = 1.5 / _OPENING_RATE  # ... or a 429 for a request sent this soon after the
+# first (one of the first two): the key was busy when the client opened
 _SLOW_START_FOR = 5.0  # seconds after the first request: slow start ends regardless
 _REFUSAL_WAIT = 0.5  # seconds a 429 without Retry-After costs its request (the retry's)
 _FREED = 1.5  # a pace this far above the estimate, not refused: the key has room
@@ -316,6 +320,8 @@ class RateController:
             self._read_headers(headers, now)
         self._opening = False
         if status == 429:
+            if sent_at - self._first_send < _BUSY_OPENING:  # the key was busy at the opening
+                self._shared_at = now
             wait = parse_retry_after(headers.get("retry-after")) if headers else None
             self._refusal_wait = _REFUSAL_WAIT if wait is None else max(wait, _REFUSAL_WAIT)
             self._since_refused += sent_at >= self._quiet_until > 0
@@ -483,7 +489,7 @@ class RateController:
     def _shares_the_key(self, now: float, estimate: float, guessed: bool) -> bool:
         """Whether this refusal says that others spend the key's tokens: it came at or
         below an estimate that had held (not in the search for it, right after the cut
-        that set it), or it puts the estimate below a quarter of the highest one lately
+        that set it), or it puts the estimate below a third of the highest one lately
         (squeezed by clients that opened on a busy key), once per such peak."""
         if guessed:  # a guess is neither a peak nor a squeeze, nor below anything
             return False

@@ -289,6 +289,24 @@ def test_a_runs_last_calls_are_paced_at_the_estimate_not_above() -> None:
     assert freed._hold_until < now  # 70/s served at an estimate of 40: the key has room
 
 
+def test_a_429_for_one_of_the_first_two_requests_means_the_key_is_busy() -> None:
+    """A fresh bucket lets a lone client's first requests through, so a 429 for one of
+    the first two says that others spend the key: the client probes as one sharing it.
+    A 429 later in the opening (a lone client's burst running dry) does not."""
+
+    def opening_refused_at(request: int) -> bool:
+        controller = RateController(RateControl())
+        assert controller.admit() is None  # the first request goes at once
+        sent_at = controller._first_send + 0.002 * request  # the opening's pace: 500/s
+        controller.observe(429, {}, sent_at)
+        return controller._shared_at > float("-inf")
+
+    assert opening_refused_at(0)
+    assert opening_refused_at(1)
+    assert not opening_refused_at(2)
+    assert not opening_refused_at(5)
+
+
 class Cuts:
     """Replays a client's cuts (time, pace when refused, estimate) through the test of
     sharing, and keeps the state a cut leaves behind as `_cut` does."""
