@@ -123,7 +123,8 @@ async def fan_out(
     `rate_limit` caps calls per second. Pass a `BulkProgress` to watch the run.
     `finishing`, once the last key is read, is called with the number of calls left
     each time one ends (bulk methods pass their client's `rate_controller.finishing`,
-    so that no probe's 429 delays the end of the run). Any
+    so that no probe's 429 delays the end of the run); if it raises, it is not called
+    again, and the run raises that exception once every key has its result. Any
     exception a call raises becomes that key's `error`. When the keys' iterator itself
     raises, no further key is read, the keys already read still yield their results,
     and then the run raises that exception. Cancelling the run stops the calls in
@@ -147,6 +148,7 @@ async def fan_out(
     read_key, await_key = _key_readers(keys)
     exhausted = False
     source_error: Exception | None = None  # raised once the keys read so far have results
+    finishing_error: Exception | None = None  # ... or this, the first `finishing` raised
     in_flight = 0  # keys read whose result has not been yielded
     calling = 0  # ... and of those, calls not yet ended
 
@@ -155,7 +157,7 @@ async def fan_out(
             waiter.set_result(None)
 
     async def run(key: K) -> None:
-        nonlocal calling
+        nonlocal calling, finishing_error
         try:
             if limiter is not None:
                 await limiter.acquire()
@@ -165,8 +167,11 @@ async def fan_out(
         calling -= 1
         finished.append(result)
         wake()
-        if exhausted and finishing is not None:
-            finishing(calling)
+        if exhausted and finishing is not None and finishing_error is None:
+            try:
+                finishing(calling)
+            except Exception as error:  # the caller's hook: raised once every key has its result
+                finishing_error = error
 
     def start(key: K) -> None:
         nonlocal in_flight, calling
@@ -213,6 +218,8 @@ async def fan_out(
             if not finished and exhausted and in_flight == 0:
                 if source_error is not None:
                     raise source_error
+                if finishing_error is not None:
+                    raise finishing_error
                 return
             while not finished and not (exhausted and in_flight == 0):
                 waiter = loop.create_future()

@@ -475,3 +475,29 @@ async def test_bulk_methods_tell_their_client_when_the_run_is_finishing(
         outcome = await collect(client.shield.iter_zones_by_pull_zones(range(1, 6)))
     assert len(outcome.values) == 5
     assert sorted(heard, reverse=True) == [4, 3, 2, 1, 0]
+
+
+async def test_a_finishing_hook_that_raises_fails_the_run_only_after_every_result() -> None:
+    class HookBroke(Exception):
+        pass
+
+    calls: list[int] = []
+
+    def finishing(remaining: int) -> None:
+        calls.append(remaining)
+        raise HookBroke("the hook is broken")
+
+    async def slow_double(n: int) -> int:
+        await asyncio.sleep(0.001 * (n % 3))
+        return n * 2
+
+    seen: list[int] = []
+
+    async def drain() -> None:
+        async for result in fan_out(slow_double, range(10), concurrency=3, finishing=finishing):
+            seen.append(result.key)
+
+    with pytest.raises(HookBroke):
+        await drain()
+    assert sorted(seen) == list(range(10))
+    assert len(calls) == 1  # not called again once it has raised
