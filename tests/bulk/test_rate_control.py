@@ -233,9 +233,12 @@ async def test_a_bulk_read_settles_just_under_the_limit(
 async def test_a_limit_that_drops_mid_run_is_followed() -> None:
     limit = RateLimit(200, burst=20, changes=((1.5, 60.0),))
     run = await bulk(limited_fake(limit, 450), range(1, 451))
-    # about 300 reads in the first 1.5 s, 150 more at 60/s: 4 s at the limit's pace
+    # about 300 reads in the first 1.5 s, 150 more at 60/s: 4 s at the limit's pace.
+    # Idle, 3.8-4.4 s; two CI runs on a loaded machine took 7.1 and 7.4 s (against 60%
+    # of the pace, 6.7 s), so the bound is 40%: a client stuck far below the new limit
+    # (at 5/s, 30 s) still fails it.
     assert run.failed == 0
-    assert run.elapsed <= 4.0 / 0.6, run
+    assert run.elapsed <= 4.0 / 0.4, run
     assert run.refused_share <= 0.1, run
 
 
