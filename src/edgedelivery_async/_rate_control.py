@@ -49,19 +49,23 @@ what the server delivered:
 Nothing pauses the whole client and releases it at once: a retried request waits its own
 `Retry-After` and then takes its place in the same paced queue as everything else.
 Retries draw on a client-wide `RetryBudget` (Finagle's retry budget), so a server that
-refuses everything gets a trickle of retries, not a multiple of the load.
+refuses everything gets a trickle of retries, not a multiple of the load. A fault in the
+controller itself fails no call: it logs a warning and stops adapting (`_give_up`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections import deque
 from collections.abc import Awaitable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ._exceptions import ConfigurationError
 from ._http import parse_retry_after
+
+log = logging.getLogger("edgedelivery_async")
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,6 +200,7 @@ class RateController:
         self._hold_until = float("-inf")  # a bulk run's last calls: no growth above
         self._hold_at = 0.0  # ... this pace until then
         self._refusal_wait = _REFUSAL_WAIT  # seconds a refused request waits to retry
+        self._faulted = False  # a fault of its own stopped adaptation (`_give_up`)
         self._in_flight = 0  # requests admitted and not landed
         self._old = 0  # ... of those, sent before the last cut and not landed yet
         self._oks: deque[float] = deque()  # times of recent successful replies
@@ -211,6 +216,14 @@ class RateController:
         Paced requests wait in order; one timer releases them `1 / rate` apart, at the
         rate in force when each is released (so a rate that rises takes effect at once).
         """
+        try:
+            return self._admit()
+        except Exception as error:  # a fault of the controller's own: send unpaced
+            self._give_up(error)
+            self._in_flight += 1
+            return None
+
+    def _admit(self) -> Awaitable[None] | None:
         window = self._window
         if (window is not None or self.rate is not None) and self._loop is not None:
             self._adopt_loop()
@@ -249,6 +262,30 @@ class RateController:
             self._old -= 1
         if self._window is not None and self._waiters and self._timer is None:
             self._release()
+
+    def _give_up(self, error: Exception) -> None:
+        """A fault in the controller itself (a bug): stop adapting rather than fail or
+        stall the caller's calls. Every waiting request goes at once; `max_rate`, if
+        set, still paces the requests admitted after."""
+        if not self._faulted:
+            self._faulted = True
+            log.warning(
+                "rate control stopped adapting after an internal error; requests go"
+                " unpaced (a bug in edgedelivery-async: please report it)",
+                exc_info=error,
+            )
+        self.policy = replace(self.policy, adaptive=False)
+        self.rate, self.limit, self._stated = self.policy.max_rate, None, None
+        self._window, self._opening, self._hold_until = None, False, float("-inf")
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        waiters = self._waiters
+        while waiters:
+            waiter = waiters.popleft()
+            if not waiter.done():
+                self._in_flight += 1
+                waiter.set_result(None)
 
     async def _turn(self, waiter: asyncio.Future[None]) -> None:
         """Wait for a place; a place granted to a caller cancelled meanwhile is given back."""
@@ -289,6 +326,12 @@ class RateController:
     def _release(self) -> None:
         """The timer: let the waiters whose turn has come go, and re-arm for the rest."""
         self._timer = None
+        try:
+            self._release_due()
+        except Exception as error:  # the timer's caller is the event loop: nobody to tell
+            self._give_up(error)
+
+    def _release_due(self) -> None:
         now = time.monotonic()
         self._grow(now)
         waiters, rate, window = self._waiters, self._pace(), self._window
@@ -315,6 +358,12 @@ class RateController:
             self.rate_limited += 1
         if not self.policy.adaptive:
             return
+        try:
+            self._learn(status, headers, sent_at)
+        except Exception as error:
+            self._give_up(error)
+
+    def _learn(self, status: int, headers: Mapping[str, str], sent_at: float) -> None:
         now = time.monotonic()
         if headers:
             self._read_headers(headers, now)
@@ -364,6 +413,12 @@ class RateController:
         second delivered if that is more. A pace already far above the estimate and
         not refused (the key freed by others) keeps growing.
         """
+        try:
+            self._finishing(remaining)
+        except Exception as error:
+            self._give_up(error)
+
+    def _finishing(self, remaining: int) -> None:
         rate, limit = self.rate, self.limit
         if rate is None or limit is None or self._guessed or remaining < 0:
             return

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
 import httpx
@@ -17,8 +18,10 @@ import pytest
 
 from edgedelivery_async import (
     APIStatusError,
+    BulkResult,
     ConfigurationError,
     EdgeDeliveryClient,
+    EdgeDeliveryError,
     RateControl,
     RetryBudget,
     RetryPolicy,
@@ -357,3 +360,41 @@ def test_a_client_squeezed_to_a_quarter_of_a_pace_that_held_knows_it_shares_the_
     assert cuts.cut(5.0, 230.0, 40.0)
     assert not cuts.cut(9.0, 60.0, 41.0)
     assert cuts.cut(40.0, 38.0, 35.0)  # refused at 38/s, below the 41/s that held
+
+
+# ------------------------------------------------------------------ a fault of its own
+
+# Each internal step of the controller, broken in turn: on a 429 (`_cut`), on every
+# reply (`_learn`), in pacing (`_grow`, `_arm`), in the timer (`_release_due`) and at
+# a bulk run's end (`_finishing`).
+BROKEN = ["_cut", "_learn", "_grow", "_arm", "_release_due", "_finishing"]
+
+
+@pytest.mark.parametrize("step", BROKEN)
+async def test_a_fault_in_the_controller_fails_no_call_and_stalls_none(
+    step: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A bug in the controller must not reach the caller as a raw exception, nor leave
+    requests waiting for a timer that died: it stops adapting, once, with a warning."""
+
+    def broken(self: RateController, *args: object) -> None:
+        raise ZeroDivisionError("a bug")
+
+    monkeypatch.setattr(RateController, step, broken)
+    fake = limited_fake(RateLimit(200, burst=10), 300)
+    async with fake.serve() as url, EdgeDeliveryClient(fake.access_key, url) as client:
+        bulk = client.shield.iter_zones_by_pull_zones(range(1, 301))
+        results = await asyncio.wait_for(_drain(bulk), 60)
+        single = await asyncio.wait_for(client.shield.get_zone_by_pull_zone(1), 30)
+        controller = client.rate_controller
+    assert single is not None
+    assert sorted(result.key for result in results) == list(range(1, 301))
+    assert all(isinstance(r.error, EdgeDeliveryError) for r in results if not r.ok)
+    assert controller.policy.adaptive is False
+    warnings = [r for r in caplog.records if "rate control stopped adapting" in r.message]
+    assert len(warnings) == 1, warnings
+    assert fake.access_key not in caplog.text
+
+
+async def _drain(bulk: AsyncIterator[BulkResult[int, object]]) -> list[BulkResult[int, object]]:
+    return [result async for result in bulk]
