@@ -34,11 +34,11 @@ what the server delivered:
   that fell), and so does a cut to a third of the highest estimate lately (a client
   squeezed while others opened on the key), and a 429 for one of a client's first two
   requests (the key was busy when it opened: a fresh bucket lets a lone client's
-  first requests through). For `_SHARED_FOR` seconds after one, the
-  cycle is `recovery` however slow the pace, and past 10% above the estimate the pace
-  doubles every `recovery` seconds: a client squeezed to a small share takes the key
-  back within seconds when the others finish, instead of growing on the scale of its
-  own small share (at 2/s, a 35 s cycle).
+  first requests through). A cycle that starts (at a cut) within `_SHARED_FOR` seconds
+  after one is `recovery` long however slow the pace, and past 10% above the estimate
+  the pace doubles every `recovery` seconds, to the cycle's end: a client squeezed to
+  a small share takes the key back within seconds when the others finish, instead of
+  growing on the scale of its own small share (at 2/s, a 35 s cycle).
 - A bulk run's last calls, once they fit in the wait a refusal would cost one of them
   (its `Retry-After`), are paced at the estimate, not above it: a probe's 429 there
   would only hold the run's end back by that wait (`finishing`).
@@ -601,7 +601,10 @@ class RateController:
         # Slow limits: longer cycles, so a probe's 429 is rare. A limit that held at
         # the last cuts is approached more slowly still; a rough estimate regains its
         # limit sooner. Past the limit, the search up goes at the usual pace.
-        shared = now - self._shared_at < _SHARED_FOR
+        # Shared or not as of the last cut, for the whole cycle: a squeezed client whose
+        # cycle outlived `_SHARED_FOR` fell from its regrowth (5/s) onto the slow curve
+        # of its small share (0.5/s) without a refusal, and finished alone at 0.5/s.
+        shared = self._last_cut - self._shared_at < _SHARED_FOR
         slow = not (self._rough or shared)
         k = max(policy.recovery, _CYCLE_REQUESTS / limit) if slow else policy.recovery
         back = k * 2 ** min(self._steady, _STEADY_DOUBLINGS)

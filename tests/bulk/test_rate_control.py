@@ -9,6 +9,7 @@ benchmarks/rate_limits.py measures the same scenarios at full size.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -311,6 +312,25 @@ def test_a_429_for_one_of_the_first_two_requests_means_the_key_is_busy() -> None
     assert opening_refused_at(1)
     assert not opening_refused_at(2)
     assert not opening_refused_at(5)
+
+
+def test_a_squeezed_client_keeps_regrowing_when_its_shared_spell_ends() -> None:
+    """A virtual-time run of four 40/s clients: one squeezed to 0.5/s was regrowing
+    (5/s, 8 s after its last cut) when the 30 s after the refusal that marked the key
+    as shared ran out. Its pace then fell back to 0.5/s, the slow curve of its small
+    share, with no refusal, and it finished its ids alone at 0.5/s (550 s, not 32 s).
+    Between cuts the pace must never fall."""
+    controller = RateController(RateControl())
+    controller.limit, controller._steady = 0.5, 2
+    controller._shared_at, controller._last_cut = 80.0, 100.0  # shared 20 s before the cut
+    rates = []
+    for tenth in range(0, 200):
+        controller._last_wait = 100.0 + tenth / 10  # requests wait for their turns
+        controller._grow(100.0 + tenth / 10)  # past 110: 30 s after the mark
+        assert controller.rate is not None
+        rates.append(controller.rate)
+    assert all(later >= earlier for earlier, later in itertools.pairwise(rates))
+    assert rates[-1] > 40.0  # still doubling: it finds the key free within seconds
 
 
 class Cuts:
