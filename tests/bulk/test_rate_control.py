@@ -16,6 +16,8 @@ from dataclasses import dataclass
 
 import httpx
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from edgedelivery_async import (
     APIStatusError,
@@ -331,6 +333,35 @@ def test_a_squeezed_client_keeps_regrowing_when_its_shared_spell_ends() -> None:
         rates.append(controller.rate)
     assert all(later >= earlier for earlier, later in itertools.pairwise(rates))
     assert rates[-1] > 40.0  # still doubling: it finds the key free within seconds
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    limit=st.floats(0.5, 5000.0),
+    steady=st.integers(0, 5),
+    rough=st.booleans(),
+    marked=st.one_of(st.none(), st.floats(-60.0, 0.0)),
+    times=st.lists(st.floats(0.0, 120.0), min_size=2, max_size=30),
+)
+def test_between_cuts_the_pace_never_falls(
+    limit: float, steady: int, rough: bool, marked: float | None, times: list[float]
+) -> None:
+    """Only a refusal lowers the pace (and a bulk run's last calls hold it at the
+    estimate): whatever the state a cut left and however long since, growth between
+    cuts never takes the pace down."""
+    controller = RateController(RateControl())
+    controller.limit, controller._steady, controller._rough = limit, steady, rough
+    controller._last_cut = 1000.0
+    if marked is not None:  # marked as sharing the key this long before the cut
+        controller._shared_at = 1000.0 + marked
+    rates = []
+    for seconds in sorted(times):
+        controller._last_wait = 1000.0 + seconds  # requests wait for their turns
+        controller._grow(1000.0 + seconds)
+        assert controller.rate is not None
+        rates.append(controller.rate)
+    for earlier, later in itertools.pairwise(rates):
+        assert later >= earlier * (1 - 1e-9), rates
 
 
 class Cuts:
