@@ -174,7 +174,7 @@ class RateController:
         self.rate_limited = 0
         self.responses = 0
         self._stated: float | None = None  # the limit the server's headers state
-        self._next_slot = 0.0  # when the next paced request may go
+        self._next_slot = float("-inf")  # when the next paced request may go
         self._waiters: deque[asyncio.Future[None]] = deque()  # paced requests, in order
         self._timer: asyncio.TimerHandle | None = None  # releases the first waiter
         self._loop: asyncio.AbstractEventLoop | None = None  # the loop of timer and waiters
@@ -187,8 +187,10 @@ class RateController:
         self._since_ok_sent = 0.0  # ... the latest send among those successes
         self._cut_to = 0.0  # the pace the last cut set
         self._rtt = 0.0  # seconds from send to a successful reply, smoothed
-        self._last_wait = 0.0  # when a request last had to wait for its slot
+        self._last_wait = float("-inf")  # when a request last had to wait for its slot
         self._first_send = 0.0
+        self._spell_start = 0.0  # the first send after the client last stood idle
+        self._idle_since = float("-inf")  # when the last request in flight landed
         self._window: float | None = _INITIAL_WINDOW if policy.adaptive else None
         self._opening = policy.adaptive  # until the first reply: sends spread out
         self._guessed = False  # the limit is a guess: no reply had said what gets through
@@ -224,6 +226,8 @@ class RateController:
             return None
 
     def _admit(self) -> Awaitable[None] | None:
+        if not self._in_flight and not self._waiters:
+            self._start_spell()
         window = self._window
         if (window is not None or self.rate is not None) and self._loop is not None:
             self._adopt_loop()
@@ -258,6 +262,8 @@ class RateController:
         """A request admitted earlier (sent at `sent_at`, if it was) has its reply or
         failed: frees its place."""
         self._in_flight = max(0, self._in_flight - 1)
+        if not self._in_flight:
+            self._idle_since = time.monotonic()
         if self._old > 0 and (sent_at is None or sent_at < self._last_cut):
             self._old -= 1
         if self._window is not None and self._waiters and self._timer is None:
@@ -286,6 +292,17 @@ class RateController:
             if not waiter.done():
                 self._in_flight += 1
                 waiter.set_result(None)
+
+    def _start_spell(self) -> None:
+        """Nothing in flight or waiting: after a pause of more than `_WINDOW`, the
+        replies from before it say nothing of what the key serves now (a long-lived
+        client's first refusal in a new bulk run read 3 replies over 20 s as 0.15/s)."""
+        now = time.monotonic()
+        if now - self._idle_since > _WINDOW:
+            self._spell_start = now
+            self._oks.clear()
+            if not self._first_send:
+                self._first_send = now
 
     async def _turn(self, waiter: asyncio.Future[None]) -> None:
         """Wait for a place; a place granted to a caller cancelled meanwhile is given back."""
@@ -395,7 +412,7 @@ class RateController:
                 self._since_ok_sent = max(self._since_ok_sent, sent_at)
             oks = self._oks
             oks.append(now)
-            if oks[0] < now - 4 * _WINDOW:
+            while oks[0] < now - 4 * _WINDOW:
                 oks.popleft()
             if self._window is not None:
                 self._window += 0.5  # half one more per reply: x1.5 each round trip
@@ -535,6 +552,7 @@ class RateController:
         self._since_ok_sent = now
         self._old = self._in_flight  # in flight now (this request lands just after)
         self._set_rate(new)
+        new = self.rate or new  # ... as `min_rate` (or a stated limit) bounds it
         self._cut_to = new
         # The bucket is empty: the next request at the new pace waits for its token.
         self._next_slot = max(self._next_slot, now + 1.0 / new)
@@ -643,16 +661,17 @@ class RateController:
 
     def _delivered(self, now: float) -> float | None:
         """Successful replies per second over the recent window (since the last cut)."""
-        oks = self._oks
-        start = max(now - _WINDOW, self._last_cut, self._first_send)
+        oks, begun = self._oks, max(self._first_send, self._spell_start)
+        start = max(now - _WINDOW, self._last_cut, begun)
         if now - start < _MIN_WINDOW:
-            start = max(now - _MIN_WINDOW, self._first_send)
+            start = max(now - _MIN_WINDOW, begun)
         count = sum(1 for t in oks if t >= start)
         if count < _MIN_SAMPLES:  # a slow limit, or early days: take more replies
             if len(oks) >= _MIN_SAMPLES:
                 start, count = min(start, oks[-_MIN_SAMPLES]), max(count, _MIN_SAMPLES)
-            else:
-                start, count = self._first_send, len(oks)
+            else:  # all there are: the replies of the last 4 s (below 2.5/s, fewer than
+                # ten), over 4 s or since the client began sending, if later
+                start, count = max(begun, now - 4 * _WINDOW), len(oks)
             # Too high an estimate costs a few 429s and is cut again within a round
             # trip; too low a one costs seconds of climbing, so no floor of a second.
         return count / max(now - start, 0.05) if count else None

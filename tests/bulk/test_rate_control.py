@@ -9,9 +9,10 @@ benchmarks/rate_limits.py measures the same scenarios at full size.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 
 import httpx
@@ -449,3 +450,252 @@ async def test_a_fault_in_the_controller_fails_no_call_and_stalls_none(
 
 async def _drain(bulk: AsyncIterator[BulkResult[int, object]]) -> list[BulkResult[int, object]]:
     return [result async for result in bulk]
+
+
+# ------------------------------------------------------------------ a clock that reads days
+
+
+class Clock:
+    """`time` for the controller, with a monotonic clock the test moves. It starts where
+    a machine's does after days of uptime: a clock that starts at zero hid three faults."""
+
+    def __init__(self) -> None:
+        self.now = 250_000.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def time(self) -> float:
+        return time.time()
+
+
+@contextlib.contextmanager
+def controller_clock() -> Iterator[Clock]:
+    import edgedelivery_async._rate_control as module
+
+    clock, real = Clock(), module.time
+    module.time = clock  # type: ignore[assignment]
+    try:
+        yield clock
+    finally:
+        module.time = real
+
+
+def first_refusal(policy: RateControl, earlier: int, pause: float) -> RateController:
+    """A client that read `earlier` ids 10 ms apart, stood idle `pause` s, then opened a
+    bulk run on a key with a burst of 5: five successes, then a 429."""
+
+    async def drive(clock: Clock) -> RateController:
+        controller = RateController(policy)
+        for _ in range(earlier):
+            assert controller.admit() is None
+            clock.now += 0.01
+            controller.observe(200, {}, clock.now - 0.01)
+            controller.landed(clock.now - 0.01)
+        clock.now += pause
+        sent, turns = [], []
+        for _ in range(8):
+            turn = controller.admit()
+            if turn is not None:
+                turns.append(asyncio.ensure_future(turn))
+            sent.append(clock.now)
+            clock.now += 0.002
+        for at in sent[:5]:
+            controller.observe(200, {}, at)
+            controller.landed(at)
+        controller.observe(429, {"retry-after": "1"}, sent[5])
+        controller.landed(sent[5])
+        for turn in turns:
+            turn.cancel()
+        await asyncio.gather(*turns, return_exceptions=True)
+        return controller
+
+    with controller_clock() as clock:
+        return asyncio.run(drive(clock))
+
+
+@pytest.mark.parametrize(
+    ("earlier", "pause", "policy"),
+    [
+        (3, 20.0, RateControl()),
+        (50, 20.0, RateControl()),
+        (50, 3600.0, RateControl()),
+        (0, 0.0, RateControl(max_rate=50.0)),
+    ],
+    ids=["3 reads 20 s before", "50 reads 20 s before", "50 reads an hour before", "a cap"],
+)
+def test_a_first_refusal_reads_the_run_not_the_clients_whole_life(
+    earlier: int, pause: float, policy: RateControl
+) -> None:
+    """The first refusal's estimate counts the replies since the client began sending.
+    A long-lived client took its replies from before a pause, or the time since its
+    first request ever, into that count: it read 5 replies over minutes as well under
+    1/s and paced a 5/s key at the floor, 0.5/s, with a slow limit's cycle (60 ids:
+    110 s, not 12). A client with a hard cap (`max_rate`) never recorded its first send,
+    and read the clock's whole reading as the time. Each now reads what a fresh client
+    reads; the pause or the cap changes nothing."""
+    fresh = first_refusal(RateControl(), 0, 0.0)
+    assert fresh.limit is not None
+    assert fresh.limit > 10.0
+    controller = first_refusal(policy, earlier, pause)
+    assert controller.limit == pytest.approx(min(fresh.limit, policy.max_rate or 1e9))
+
+
+def test_a_paced_cut_to_the_floor_waits_one_slot_of_the_floor() -> None:
+    """`min_rate` bounds the pace a cut sets, and the wait for the next slot with it:
+    a cut to the floor (1/16 s here, with backoff 1/8) used to hold the next request
+    for 1 / (backoff * floor), 128 s, not 16."""
+    policy = RateControl(backoff=0.125, min_rate=0.0625)
+    with controller_clock() as clock:
+        controller = RateController(policy)
+        start = clock.now
+        controller.observe(200, {}, start)
+        controller.observe(429, {}, start)
+    assert controller.rate == 0.0625
+    assert controller._next_slot - start == pytest.approx(16.0)
+
+
+@pytest.mark.parametrize("origin", [0.0, 250_000.0])
+def test_the_opening_is_the_same_whatever_the_clock_reads(origin: float) -> None:
+    """A fresh pacer's first slot was "0.0", so its catch-up for late timers (5 ms)
+    counted from the clock's zero: on a real clock, which reads days, the first three
+    requests of the opening went at once, and in virtual time, which started at zero,
+    only the first client's first one did. The virtual-time runs measured a controller
+    that real sockets never saw (the late-timer grid: mean 90.2% there, 88.5% with the
+    clock at days). Now the first slot is unset, and the opening is the same from any
+    origin: three at once, then one every 2 ms."""
+
+    async def drive() -> list[bool]:
+        controller = RateController(RateControl())
+        turns = [controller.admit() for _ in range(5)]
+        for turn in turns:
+            if turn is not None:
+                task = asyncio.ensure_future(turn)
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+        return [turn is None for turn in turns]
+
+    with controller_clock() as clock:
+        clock.now = origin
+        assert asyncio.run(drive()) == [True, True, True, False, False]
+
+
+# ------------------------------------------------------------------ hostile replies
+
+# Header values a server might send by mistake or malice, and any short text.
+ODD_VALUES = (
+    st.sampled_from(
+        [
+            "0",
+            "1",
+            "-1",
+            "0.001",
+            "1e-300",
+            "nan",
+            "inf",
+            "-inf",
+            "1e309",
+            "99999999999",
+            "",
+            " ",
+            "abc",
+            "100;w=60",
+            "0;w=0",
+            "1e308;w=1e-308",
+            '"d";q=5;w=1',
+            "q=nan;w=1",
+            "5;w=nan",
+            "1;w=1e-320",
+            "Wed, 21 Oct 2015 07:28:00 GMT",
+        ]
+    )
+    | st.text(max_size=12)
+    | st.floats(allow_nan=True, allow_infinity=True).map(str)
+)
+HEADER_NAMES = st.sampled_from(
+    [
+        "retry-after",
+        "ratelimit-policy",
+        "ratelimit-remaining",
+        "ratelimit-reset",
+        "x-ratelimit-remaining",
+        "x-ratelimit-reset",
+    ]
+)
+EVENTS = st.one_of(
+    st.tuples(st.just("admit")),
+    st.tuples(
+        st.just("reply"),
+        st.sampled_from([200, 204, 404, 429, 429, 429, 500, 503]),
+        st.dictionaries(HEADER_NAMES, ODD_VALUES, max_size=4),
+        st.floats(0.0, 5.0),  # seconds before now it was sent
+    ),
+    st.tuples(st.just("wait"), st.floats(0.0, 30.0)),
+    st.tuples(st.just("finishing"), st.integers(-5, 2000)),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    policy=st.builds(
+        RateControl,
+        max_rate=st.none() | st.floats(0.5, 5000.0),
+        backoff=st.floats(0.1, 0.99),
+        recovery=st.floats(0.01, 30.0),
+        min_rate=st.floats(0.01, 10.0),
+    ),
+    events=st.lists(EVENTS, max_size=60),
+)
+def test_no_reply_or_header_makes_the_controller_fault_or_stall(
+    policy: RateControl, events: list[tuple[object, ...]]
+) -> None:
+    """Any sequence of replies (refusals, errors, odd `Retry-After` and rate-limit
+    headers: negative, NaN, infinite, huge, dates, junk) leaves the controller working:
+    no fault of its own (which would stop adaptation), a pace that is a finite number
+    within the policy's bounds, and no request held back more than a minute."""
+
+    async def drive(clock: Clock) -> RateController:
+        controller = RateController(policy)
+        turns: list[asyncio.Future[None]] = []
+        for event in events:
+            if event[0] == "admit":
+                turn = controller.admit()
+                if turn is not None:
+                    turns.append(asyncio.ensure_future(turn))
+            elif event[0] == "reply":
+                _, status, headers, ago = event
+                assert isinstance(status, int)
+                assert isinstance(ago, float)
+                assert isinstance(headers, dict)
+                sent_at = max(clock.now - ago, 250_000.0)
+                controller.observe(status, headers, sent_at)
+                controller.landed(sent_at)
+            elif event[0] == "wait":
+                assert isinstance(event[1], float)
+                clock.now += event[1]
+            else:
+                assert isinstance(event[1], int)
+                controller.finishing(event[1])
+            await asyncio.sleep(0)
+            assert not controller._faulted
+            for value in (controller.rate, controller.limit):
+                assert value is None or 0 < value < float("inf"), value
+            if controller.rate is not None:  # a limit the server states may be lower
+                floor = min(policy.min_rate, policy.max_rate or 1e9)
+                if controller._stated is not None:
+                    floor = min(floor, controller._stated * policy.stated_share)
+                assert controller.rate >= floor * 0.999
+                assert policy.max_rate is None or controller.rate <= policy.max_rate * 1.001
+            hold = controller._next_slot - clock.now
+            assert hold <= 60.0 + 1.0 / policy.min_rate + 1.0, hold
+            assert controller._in_flight >= 0
+            assert controller._old >= 0
+        if controller._timer is not None:
+            controller._timer.cancel()
+        for turn in turns:
+            turn.cancel()
+        await asyncio.gather(*turns, return_exceptions=True)
+        return controller
+
+    with controller_clock() as clock:
+        asyncio.run(drive(clock))
