@@ -296,13 +296,21 @@ class RateController:
     def _start_spell(self) -> None:
         """Nothing in flight or waiting: after a pause of more than `_WINDOW`, the
         replies from before it say nothing of what the key serves now (a long-lived
-        client's first refusal in a new bulk run read 3 replies over 20 s as 0.15/s)."""
+        client's first refusal in a new bulk run read 3 replies over 20 s as 0.15/s).
+        Unpaced, the client opens again as a fresh one does (slow start, spread sends;
+        TCP restarts its window after idle too, RFC 5681 4.1): a client that had read
+        three ids sent the next bulk run's first 100 requests at once, and 60 of its 120
+        replies on a 5/s key were 429."""
         now = time.monotonic()
         if now - self._idle_since > _WINDOW:
             self._spell_start = now
             self._oks.clear()
             if not self._first_send:
                 self._first_send = now
+            if self.rate is None and self.policy.adaptive:
+                self._window, self._opening = _INITIAL_WINDOW, True
+                self._first_send = now
+                self._sent.clear()
 
     async def _turn(self, waiter: asyncio.Future[None]) -> None:
         """Wait for a place; a place granted to a caller cancelled meanwhile is given back."""

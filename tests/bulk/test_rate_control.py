@@ -541,6 +541,36 @@ def test_a_first_refusal_reads_the_run_not_the_clients_whole_life(
     assert controller.limit == pytest.approx(min(fresh.limit, policy.max_rate or 1e9))
 
 
+@pytest.mark.parametrize(("pause", "direct"), [(12.0, 3), (0.5, 12)])
+def test_a_client_back_from_a_pause_opens_again_as_a_fresh_one(pause: float, direct: int) -> None:
+    """Unpaced, a client that stood idle for more than a second opens its next spell with
+    slow start and spread sends, as a fresh client does. One that had read three ids
+    (its slow start ended 5 s after its first request) sent the next bulk run's 100
+    requests at once: on the fake's 5/s key, 61 of the run's replies were 429 where a
+    fresh client takes 6-8. A shorter pause is the same spell: its window, 11.5 after
+    three replies, holds."""
+
+    async def drive(clock: Clock) -> list[bool]:
+        controller = RateController(RateControl())
+        for _ in range(3):
+            assert controller.admit() is None
+            clock.now += 0.02
+            controller.observe(200, {}, clock.now - 0.02)
+            controller.landed(clock.now - 0.02)
+        clock.now += pause
+        turns = [controller.admit() for _ in range(20)]
+        for turn in turns:
+            if turn is not None:
+                task = asyncio.ensure_future(turn)
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+        return [turn is None for turn in turns]
+
+    with controller_clock() as clock:
+        went = asyncio.run(drive(clock))
+    assert sum(went) == direct, went
+
+
 def test_a_paced_cut_to_the_floor_waits_one_slot_of_the_floor() -> None:
     """`min_rate` bounds the pace a cut sets, and the wait for the next slot with it:
     a cut to the floor (1/16 s here, with backoff 1/8) used to hold the next request
