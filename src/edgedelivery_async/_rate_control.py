@@ -21,8 +21,9 @@ what the server delivered:
   bucket is smaller), the first of them spread at `_OPENING_RATE`, so a
   client does not open with a burst that a small bucket must refuse; past `_OPEN_WINDOW`
   in flight it is off. An unpaced client back from a pause of over a second (nothing
-  in flight) opens again the same way, and reads the key from the replies since. A first refusal before replies can tell a limit paces at a
-  guess that doubles every `_DOUBLING` seconds until the next 429 measures it.
+  in flight) opens again the same way, and reads the key from the replies since. A
+  first refusal before replies can tell a limit paces at a guess that doubles every
+  `_DOUBLING` seconds until the next 429 measures it.
 - Between refusals the rate follows CUBIC's curve (RFC 9438): back to the estimated
   limit in `recovery` seconds (or in the time of `_CYCLE_REQUESTS` requests, for slow
   limits, so one probe's refusal is a small share), flat around it, then faster and
