@@ -301,7 +301,7 @@ class RateController:
         client's first refusal in a new bulk run read 3 replies over 20 s as 0.15/s).
         Unpaced, the client opens again as a fresh one does (slow start, spread sends;
         TCP restarts its window after idle too, RFC 5681 4.1): a client that had read
-        three ids sent the next bulk run's first 100 requests at once, and 60 of its 120
+        three ids sent the next bulk run's first 100 requests at once, and 61 of its 121
         replies on a 5/s key were 429."""
         now = time.monotonic()
         if now - self._idle_since > _WINDOW:

@@ -481,17 +481,33 @@ def controller_clock() -> Iterator[Clock]:
         module.time = real
 
 
+def read(controller: RateController, clock: Clock, count: int, seconds: float) -> None:
+    """`count` requests one after another, each answered 200 after `seconds`."""
+    for _ in range(count):
+        assert controller.admit() is None
+        clock.now += seconds
+        controller.observe(200, {}, clock.now - seconds)
+        controller.landed(clock.now - seconds)
+
+
+async def admit_at_once(controller: RateController, count: int) -> list[bool]:
+    """Admit `count` requests at one instant: which went at once (the others' turns
+    are given back)."""
+    turns = [controller.admit() for _ in range(count)]
+    waiting = [asyncio.ensure_future(turn) for turn in turns if turn is not None]
+    for task in waiting:
+        task.cancel()
+    await asyncio.gather(*waiting, return_exceptions=True)
+    return [turn is None for turn in turns]
+
+
 def first_refusal(policy: RateControl, earlier: int, pause: float) -> RateController:
     """A client that read `earlier` ids 10 ms apart, stood idle `pause` s, then opened a
     bulk run on a key with a burst of 5: five successes, then a 429."""
 
     async def drive(clock: Clock) -> RateController:
         controller = RateController(policy)
-        for _ in range(earlier):
-            assert controller.admit() is None
-            clock.now += 0.01
-            controller.observe(200, {}, clock.now - 0.01)
-            controller.landed(clock.now - 0.01)
+        read(controller, clock, earlier, 0.01)
         clock.now += pause
         sent, turns = [], []
         for _ in range(8):
@@ -552,19 +568,9 @@ def test_a_client_back_from_a_pause_opens_again_as_a_fresh_one(pause: float, dir
 
     async def drive(clock: Clock) -> list[bool]:
         controller = RateController(RateControl())
-        for _ in range(3):
-            assert controller.admit() is None
-            clock.now += 0.02
-            controller.observe(200, {}, clock.now - 0.02)
-            controller.landed(clock.now - 0.02)
+        read(controller, clock, 3, 0.02)
         clock.now += pause
-        turns = [controller.admit() for _ in range(20)]
-        for turn in turns:
-            if turn is not None:
-                task = asyncio.ensure_future(turn)
-                task.cancel()
-                await asyncio.gather(task, return_exceptions=True)
-        return [turn is None for turn in turns]
+        return await admit_at_once(controller, 20)
 
     with controller_clock() as clock:
         went = asyncio.run(drive(clock))
@@ -595,19 +601,10 @@ def test_the_opening_is_the_same_whatever_the_clock_reads(origin: float) -> None
     clock at days). Now the first slot is unset, and the opening is the same from any
     origin: three at once, then one every 2 ms."""
 
-    async def drive() -> list[bool]:
-        controller = RateController(RateControl())
-        turns = [controller.admit() for _ in range(5)]
-        for turn in turns:
-            if turn is not None:
-                task = asyncio.ensure_future(turn)
-                task.cancel()
-                await asyncio.gather(task, return_exceptions=True)
-        return [turn is None for turn in turns]
-
     with controller_clock() as clock:
         clock.now = origin
-        assert asyncio.run(drive()) == [True, True, True, False, False]
+        went = asyncio.run(admit_at_once(RateController(RateControl()), 5))
+    assert went == [True, True, True, False, False]
 
 
 # ------------------------------------------------------------------ hostile replies
