@@ -45,5 +45,7 @@ scripts/schemathesis.sh
 step "Stoplight Prism for tests/corpus/test_prism.py (npm, pinned in tools/prism)"
 scripts/prism.sh install
 
+# One worker per core (pytest-xdist); a worker takes the next test when it is free, as the
+# heaviest tests (the virtual-time runs, the corpus through the CLI) take over a minute.
 step "pytest"
-pytest -q -p no:cacheprovider
+pytest -q -p no:cacheprovider -n auto --dist worksteal
