@@ -607,6 +607,35 @@ def test_the_opening_is_the_same_whatever_the_clock_reads(origin: float) -> None
     assert went == [True, True, True, False, False]
 
 
+async def test_a_full_slow_start_window_waits_for_a_landing_without_spinning() -> None:
+    """While the opening's ten places are all in flight, the requests waiting for one
+    wait for a landing. The release timer used to re-arm itself at once there, and spun
+    until the first reply (a million calls in one virtual-time run's 2 ms; on a real
+    loop, a busy core for the rest of the first round trip)."""
+    controller = RateController(RateControl())
+    releases = 0
+    release_due = controller._release_due
+
+    def counted() -> None:
+        nonlocal releases
+        releases += 1
+        release_due()
+
+    controller._release_due = counted  # type: ignore[method-assign]
+    turns = [controller.admit() for _ in range(12)]
+    waiting = [asyncio.ensure_future(turn) for turn in turns if turn is not None]
+    await asyncio.sleep(0.2)  # the first reply is late: a slow server
+    assert controller._in_flight == 10
+    assert sum(task.done() for task in waiting) == 7  # the opening's paced 7 of the 10
+    assert releases <= 12  # one a paced release, not one a turn of the loop
+    controller.landed()
+    await asyncio.sleep(0.01)
+    assert sum(task.done() for task in waiting) == 8  # a landing lets the next one go
+    for task in waiting:
+        task.cancel()
+    await asyncio.gather(*waiting, return_exceptions=True)
+
+
 # ------------------------------------------------------------------ hostile replies
 
 # Header values a server might send by mistake or malice, and any short text.

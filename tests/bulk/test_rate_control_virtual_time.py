@@ -358,13 +358,16 @@ def test_two_clients_of_one_key_on_late_timers_read_at_90_percent_of_it(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The issue's two processes on one 200/s key, as on real sockets (timers up to 1 ms
-    late, replies up to 3 ms slower), the second 0.25 s later: five runs. A refusal
+    late, replies up to 3 ms slower), the second 0.25 s later: twenty runs. A refusal
     soon after a cut, while the other client overshot, read a moment's share (37/s of
     200) and the client held it on the slow cycle of a steady limit, so the other took
     the key and finished first: one run at 71%, mean 87.6%. An estimate soon after a
-    cut at less than half the last one now regrows on the seconds scale: 86-95%."""
+    cut at less than half the last one now regrows on the seconds scale. Runs on late
+    timers are chaotic (a timer a fraction of a millisecond later decides which client
+    takes the key first): over seeds 0-39 they read 82-99%, mean 91%, so five runs
+    (the test's first form) could read 89.9% by chance; twenty read 91.5%."""
     shares = []
-    for seed in range(5, 10):
+    for seed in range(20):
         bucket = Bucket(200, 20, 3000, clients=2, stagger=0.25, jitter=0.001, jitter_seed=seed)
         with virtual_time(monkeypatch) as loop:
             run = read_all(loop, bucket)
