@@ -5,6 +5,7 @@
     .venv/bin/python benchmarks/rate_limits_virtual.py --grid      # shared keys (about 2.5 minutes)
     .venv/bin/python benchmarks/rate_limits_virtual.py --late-timers 10 --only 5,20
     .venv/bin/python benchmarks/rate_limits_virtual.py --grid --jobs 2  # in two processes
+    .venv/bin/python benchmarks/rate_limits_virtual.py --only 27 --trace 1  # each client's pace
 
 The whole client runs against a token bucket on the virtual-time loop of
 tests/bulk/test_rate_control_virtual_time.py (loaded from there, so both measure the
@@ -25,6 +26,11 @@ hides how much a row varies; real sockets showed the two-process row at 74-101% 
 run to run, and these runs reproduce that spread in seconds. It prints each row's mean,
 lowest and highest share of the limit, its highest share of 429s, and how many runs
 missed the targets.
+
+`--trace SECONDS` prints, for each row, a line every SECONDS of virtual time with what
+each client got through (successes a second), its pace, its estimate of the limit and
+its 429s: where a shared key loses its throughput (often at the end, when the clients
+with the larger shares have finished and the others have not yet taken the key back).
 
 `--jobs N` runs the rows (and the runs of a row) in N processes. Each run is a fixed
 virtual-time run, so the table is the same with any N; only the wall time shrinks.
@@ -92,15 +98,22 @@ def shared_key_grid() -> dict[str, Bucket]:
     return grid
 
 
-def run_once(bucket: Bucket) -> tuple[float, float, bool, Any]:
-    """One run: share of the limit, share of replies 429, whether it missed, the outcome."""
+def run_once(bucket: Bucket, trace: float | None = None) -> tuple[float, float, bool, Any]:
+    """One run: share of the limit, share of replies 429, whether it missed, the outcome.
+
+    With `trace`, prints every `trace` seconds of virtual time what each client got
+    through, its pace, its estimate of the limit and its 429s so far.
+    """
     loop = vt.VirtualTimeLoop()
     clock = types.SimpleNamespace(monotonic=loop.time, time=time.time)
     saved = _rate_control.time, _engine.time
     _rate_control.time = _engine.time = clock  # type: ignore[assignment]
     random.seed(19)
+    controllers: list[_rate_control.RateController] = []
+    if trace:
+        loop.call_later(trace, tick, loop, trace, loop.time(), controllers, [])
     try:
-        run = vt.read_all(loop, bucket)
+        run = vt.read_all(loop, bucket, controllers)
     finally:
         _rate_control.time, _engine.time = saved
         loop.close()
@@ -108,6 +121,30 @@ def run_once(bucket: Bucket) -> tuple[float, float, bool, Any]:
     refused = run.refused / run.replies if run.replies else 0.0
     miss = share < 0.9 or refused > 0.02 or bool(run.failed) or run.ok != bucket.ids
     return share, refused, miss, run
+
+
+def tick(
+    loop: Any,
+    step: float,
+    started: float,
+    controllers: list[_rate_control.RateController],
+    before: list[int],
+) -> None:
+    """One line of `--trace`: each client's successes a second since the last line,
+    its pace (- while unpaced), its estimate of the limit and its 429s so far."""
+    cells = []
+    for index, controller in enumerate(controllers):
+        ok = controller.responses - controller.rate_limited
+        if index == len(before):
+            before.append(0)
+        got, before[index] = (ok - before[index]) / step, ok
+        pace, limit = controller.rate, controller.limit
+        cells.append(
+            f"{index + 1}: {got:6.1f}/s pace {'-' if pace is None else f'{pace:.1f}':>6}"
+            f" est {'-' if limit is None else f'{limit:.1f}':>6} 429s {controller.rate_limited:3}"
+        )
+    print(f"{loop.time() - started:7.1f} s | " + " | ".join(cells), flush=True)
+    loop.call_later(step, tick, loop, step, started, controllers, before)
 
 
 def run_all(buckets: list[Bucket], jobs: int) -> Iterator[tuple[float, float, bool, Any]]:
@@ -150,11 +187,20 @@ def main() -> None:
     parser.add_argument("--grid", action="store_true", help="the shared-key grid instead")
     parser.add_argument("--late-timers", type=int, metavar="N", help="N runs a row, late timers")
     parser.add_argument("--jobs", type=int, default=1, help="processes to run rows in")
+    parser.add_argument(
+        "--trace", type=float, metavar="SECONDS", help="each client's pace every SECONDS"
+    )
     args = parser.parse_args()
     rows = list(enumerate((shared_key_grid() if args.grid else SCENARIOS).items(), 1))
     if args.only:
         picked = {int(n) for n in args.only.split(",")}
         rows = [row for row in rows if row[0] in picked]
+    if args.trace:
+        for number, (name, bucket) in rows:
+            print(f"\n{number}. {name}: each client's successes a second, pace, estimate, 429s")
+            share, refused, _, run = run_once(bucket, args.trace)
+            print(f"{run.elapsed:.1f} s, {share:.0%} of the limit, {refused:.1%} of replies 429")
+        return
     if args.late_timers:
         n = args.late_timers
         print("| # | server | clients | runs | of the limit: mean | lowest | highest "

@@ -126,7 +126,13 @@ def virtual_time(monkeypatch: pytest.MonkeyPatch) -> Iterator[asyncio.AbstractEv
         loop.close()
 
 
-def read_all(loop: asyncio.AbstractEventLoop, bucket: Bucket) -> Outcome:
+def read_all(
+    loop: asyncio.AbstractEventLoop,
+    bucket: Bucket,
+    controllers: list[_rate_control.RateController] | None = None,
+) -> Outcome:
+    """Every id of `bucket` read by its clients; each client's controller is appended
+    to `controllers` as it starts (benchmarks/rate_limits_virtual.py --trace)."""
     jitter = random.Random(bucket.jitter_seed)
     if bucket.jitter:
         assert isinstance(loop, VirtualTimeLoop)
@@ -157,6 +163,8 @@ def read_all(loop: asyncio.AbstractEventLoop, bucket: Bucket) -> Outcome:
             await asyncio.sleep(bucket.stagger * index)
             http = httpx.AsyncClient(transport=httpx.MockTransport(server))
             async with EdgeDeliveryClient("key", "https://api.test", http_client=http) as client:
+                if controllers is not None:
+                    controllers.append(client.rate_controller)
                 results = client.shield.iter_zones_by_pull_zones(ids, concurrency=100)
                 ok = failed = 0
                 async for result in results:
