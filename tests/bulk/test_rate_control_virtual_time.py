@@ -203,6 +203,20 @@ TARGETS = {
 }
 
 
+def test_read_all_hands_out_each_clients_controller(
+    virtual_clock: asyncio.AbstractEventLoop,
+) -> None:
+    """benchmarks/rate_limits_virtual.py --trace reads each client's pace, estimate and
+    429s from the controllers `read_all` hands out: one a client, the run's own."""
+    controllers: list[_rate_control.RateController] = []
+    run = read_all(virtual_clock, Bucket(40, 4, 200, clients=2, stagger=0.5), controllers)
+    assert len(controllers) == 2
+    assert controllers[0] is not controllers[1]
+    assert sum(c.responses for c in controllers) == run.replies
+    assert sum(c.rate_limited for c in controllers) == run.refused > 0
+    assert all(c.limit is not None for c in controllers)
+
+
 @pytest.mark.parametrize("bucket", TARGETS.values(), ids=TARGETS.keys())
 def test_bulk_reads_hold_just_under_the_limit(
     virtual_clock: asyncio.AbstractEventLoop, bucket: Bucket
