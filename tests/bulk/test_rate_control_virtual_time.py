@@ -186,8 +186,8 @@ def read_all(
 # exactly: 90% of the limit, at most 2% of replies 429, no id failing. (With other
 # jitter seeds these cases land between 93% and 100% of the limit.) The 5/s case runs
 # two minutes: finding a limit from nothing costs about seven 429s, which over a
-# 30-second run at 5/s is more than 2% (see the README). benchmarks/rate_limits.py
-# reports the real figures.
+# 30-second run at 5/s is more than 2% (README, Rate limits, Where it falls short).
+# benchmarks/rate_limits.py reports the real figures.
 TARGETS = {
     "200/s, burst 20, Retry-After 1": Bucket(200, 20, 3000),
     "200/s, no Retry-After": Bucket(200, 20, 3000, retry_after=None),
@@ -265,7 +265,7 @@ def test_a_share_that_fell_is_not_held_down_by_its_own_pace(
     and held about 6/s for the rest of the run (1,200 ids took 89 s; 30 s at the limit).
     It now takes about 32 s, at 2.0% of replies 429 (25 of 1,225): each client finds
     its share on its own, and a key shared at a low limit pays for that above the
-    issue's 2% (README, Rate limits: 2.0-3.1% for two clients of 40/s)."""
+    issue's 2% (docs/rate-control-notes.md, Shared keys: 2.0-3.1% for two clients of 40/s)."""
     run = read_all(virtual_clock, Bucket(40, 4, 1200, clients=2, stagger=0.5))
     assert run.ok == 1200, run
     assert run.failed == 0, run
@@ -283,7 +283,8 @@ def test_a_client_squeezed_by_others_takes_the_key_back_when_they_finish(
     174 s for 30 s of work; at 200/s, 1 s apart, 38 s for 15. Refused below a pace that
     had held, a client now probes on the seconds scale and doubles its pace above the
     estimate, so it takes the key back within seconds: 33 s and 16 s. (The 40/s run
-    pays for it in 429s: 3.8% of replies, above the issue's 2%; see the README.)"""
+    pays for it in 429s: 3.8% of replies, above the issue's 2%; README, Rate limits,
+    Where it falls short.)"""
     ids = 1200 if rate == 40 else 3000
     run = read_all(virtual_clock, Bucket(rate, rate // 10, ids, clients=3, stagger=stagger))
     assert run.ok == ids, run
