@@ -15,16 +15,24 @@ INSTALL_HINT = (
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line with `argv` (default: `sys.argv[1:]`); returns the exit status."""
-    try:
-        import rich  # noqa: F401
-        import typer  # noqa: F401
-    except ImportError as exc:
-        print(f"{INSTALL_HINT} ({exc})", file=sys.stderr)
-        return 2
-    from ._app import run
+    """Run the command line with `argv` (default: `sys.argv[1:]`); returns the exit status.
 
-    return run(argv)
+    Ctrl-C before a command has its own handling (while the CLI starts, say) exits 130
+    with one line on stderr, not a traceback.
+    """
+    try:
+        try:
+            import rich  # noqa: F401
+            import typer  # noqa: F401
+        except ImportError as exc:
+            print(f"{INSTALL_HINT} ({exc})", file=sys.stderr)
+            return 2
+        from ._app import run
+
+        return run(argv)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
 
 
 __all__ = ["main"]

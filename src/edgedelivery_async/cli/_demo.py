@@ -102,7 +102,7 @@ def demo_command(
     """
     from .. import APIStatusError, EdgeDeliveryClient, NotFoundError
     from ..testing import FakeEdgeDelivery
-    from ._dump import dump, run_to_end
+    from ._dump import dump, report_output_error, run_to_end
     from ._ids import IdRanges, chain
     from ._progress import RunStats, stderr_is_terminal
 
@@ -161,6 +161,7 @@ def demo_command(
                 )
 
     run_to_end(main, stats, writer)
+    report_output_error(writer, output, stats)
     if output is None and samples:
         print("sample lines (use -o FILE for all of them):", file=sys.stderr)
         for ok in (True, False):
@@ -183,7 +184,7 @@ def demo_command(
             f"replies 429 ({fake.rate_limited / max(replies, 1):.1%})",
             file=sys.stderr,
         )
-    if stats.output_closed:
+    if stats.output_closed or stats.output_error:
         raise typer.Exit(FAILED)
     if unexpected_count:
         print(

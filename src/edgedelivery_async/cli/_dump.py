@@ -16,6 +16,7 @@ written), 2 for bad input, 130 after Ctrl-C (what was written stays, whole lines
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 from collections.abc import AsyncIterator, Callable, Coroutine
 from typing import IO, TYPE_CHECKING, Annotated, Any, TypeVar
@@ -90,6 +91,8 @@ async def dump(
                 except BrokenPipeError:
                     stats.output_closed = True
                     break
+                except OSError:  # a full disk, an I/O error: `writer.error` says which
+                    break
                 if result.error is None:
                     stats.succeeded += 1
                 else:
@@ -133,12 +136,12 @@ async def _closing(iterator: AsyncIterator[T]) -> AsyncIterator[AsyncIterator[T]
 
 
 def status_of(stats: RunStats) -> int:
-    """130 interrupted, 2 bad input, 1 some failed (or output closed), else 0."""
+    """130 interrupted, 2 bad input, 1 some failed (or output closed or failed), else 0."""
     if stats.interrupted:
         return INTERRUPTED
     if stats.input_error:
         return USAGE
-    if stats.failed or stats.output_closed:
+    if stats.failed or stats.output_closed or stats.output_error:
         return FAILED
     return OK
 
@@ -157,13 +160,52 @@ def run_to_end(
         writer.close()
 
 
+def report_output_error(writer: LineWriter, output: str | None, stats: RunStats) -> None:
+    """A write that failed (a full disk, an I/O error): say so, and mark the run."""
+    if writer.error is not None:
+        where = "stdout" if output in (None, "-") else repr(output)
+        stats.output_error = f"cannot write {where}: {writer.error}"
+        print(f"error: {stats.output_error}", file=sys.stderr)
+
+
 def _open_ids(path: str) -> tuple[IO[str], str]:
+    """The ids file's text, undecodable bytes replaced (the line holding them is refused)."""
     if path == "-":
+        if sys.stdin is None:
+            raise typer.BadParameter("stdin is closed", param_hint="--ids-file")
         return sys.stdin, "stdin"
     try:
-        return open(path, encoding="utf-8"), path
+        return open(path, encoding="utf-8", errors="replace"), path
     except OSError as exc:
         raise typer.BadParameter(f"cannot read {path!r}: {exc}", param_hint="--ids-file") from None
+
+
+def _same_file(first: str, second: str) -> bool:
+    """Whether two paths name one file (spelt differently, or linked)."""
+    try:
+        return os.path.samefile(first, second)
+    except OSError:  # one of them does not exist (yet): compare where they point
+        return os.path.realpath(first) == os.path.realpath(second)
+
+
+def _check_files(ids_file: str | None, output: str, resume: str | None) -> None:
+    """Refuse a dump that would read its ids from, or resume, something it cannot."""
+    if resume is not None:
+        if resume == "-":
+            raise typer.BadParameter(
+                "needs a file: the dump reads it and appends to it", param_hint="--resume"
+            )
+        if os.path.exists(resume) and not os.path.isfile(resume):
+            raise typer.BadParameter(
+                f"{resume!r} is not a regular file (it is read, then appended to)",
+                param_hint="--resume",
+            )
+    if ids_file not in (None, "-") and output != "-" and _same_file(ids_file, output):
+        hint = "--resume" if resume is not None else "-o"
+        raise typer.BadParameter(
+            f"{output!r} is also the --ids-file: writing it would lose the ids",
+            param_hint=hint,
+        )
 
 
 def dump_command(
@@ -233,7 +275,16 @@ def dump_command(
     terminal, and a summary line at the end. Exit status: 0 all read, 1 some failed
     (all still written), 2 bad input, 130 interrupted.
     """
-    from ._ids import IdsFile, Skipped, chain, parse_ranges, read_done, repeats_in, unique
+    from ._ids import (
+        IdsFile,
+        Skipped,
+        chain,
+        count_in,
+        parse_ranges,
+        read_done,
+        repeats_in,
+        unique,
+    )
     from ._progress import RunStats, stderr_is_terminal
 
     if pull_zones is None and ids_file is None:
@@ -249,20 +300,24 @@ def dump_command(
         except ValueError as exc:
             raise typer.BadParameter(str(exc), param_hint="--pull-zones") from None
     if resume is not None:
+        if output is not None and output != "-" and _same_file(output, resume):
+            output = resume
         if output not in (None, resume):
             raise typer.BadParameter(
                 f"--resume appends to {resume!r}; drop -o or give the same file",
                 param_hint="--resume",
             )
+        output = resume
+    output = output if output is not None else "-"
+    _check_files(ids_file, output, resume)
+    done: frozenset[int] = frozenset()
+    cut_line = False
+    if resume is not None:
         try:
             done, cut_line = read_done(resume)
         except OSError as exc:
             message = f"cannot read {resume!r}: {exc}"
             raise typer.BadParameter(message, param_hint="--resume") from None
-        output = resume
-    else:
-        done, cut_line = frozenset(), False
-    output = output if output is not None else "-"
     if rate_limit is not None and not rate_limit > 0:
         raise typer.BadParameter("must be a positive number", param_hint="--rate-limit")
     client = settings(ctx).client()
@@ -278,7 +333,7 @@ def dump_command(
         to_terminal = output == "-" and bool(getattr(sys.stdout, "isatty", lambda: False)())
         total = None
         if ranges is not None and source is None:
-            total = len(ranges) - sum(1 for pull_zone_id in done if pull_zone_id in ranges)
+            total = len(ranges) - count_in(ranges, done)
 
         async def main() -> None:
             async with client:
@@ -295,6 +350,7 @@ def dump_command(
 
         run_to_end(main, stats, writer)
     stats.skipped_done, stats.skipped_repeated = skipped.done, skipped.repeated
+    report_output_error(writer, output, stats)
     if source is not None and source.error and not stats.interrupted:
         stats.input_error = source.error
         print(f"error: {source.error}", file=sys.stderr)

@@ -24,8 +24,10 @@ from collections.abc import AsyncGenerator, AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from typing import IO
 
-_ITEM = re.compile(r"(\d+)(?:\s*-\s*(\d+))?")
+_ITEM = re.compile(r"([0-9]+)(?:\s*-\s*([0-9]+))?")  # ASCII digits only
 _MAX_ID = 2**63 - 1
+_MAX_DIGITS = len(str(_MAX_ID))
+_OK_LINE = re.compile(r'"ok"\s*:\s*true')  # a dump line that may say ok, however spaced
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,11 +43,6 @@ class IdRanges:
     def __len__(self) -> int:
         return sum(last - first + 1 for first, last in self.ranges)
 
-    def __contains__(self, pull_zone_id: object) -> bool:
-        if not isinstance(pull_zone_id, int):
-            return False
-        return any(first <= pull_zone_id <= last for first, last in self.ranges)
-
 
 def parse_ranges(spec: str) -> IdRanges:
     """Parse `1-5000,7001`; raises ValueError saying what is wrong.
@@ -60,7 +57,9 @@ def parse_ranges(spec: str) -> IdRanges:
             raise ValueError(f"empty item in {spec.strip()!r}")
         match = _ITEM.fullmatch(item)
         if match is None:
-            raise ValueError(f"{item!r} is neither an id nor a range like 1-5000")
+            raise ValueError(f"{_shown(item)} is neither an id nor a range like 1-5000")
+        if any(len(digits.lstrip("0")) > _MAX_DIGITS for digits in match.groups() if digits):
+            raise ValueError(f"{_shown(item)} is beyond the 64-bit id range")
         first = int(match.group(1))
         last = int(match.group(2)) if match.group(2) is not None else first
         if first < 1:
@@ -80,6 +79,22 @@ def parse_ranges(spec: str) -> IdRanges:
         last - first + 1 for first, last in merged
     )
     return IdRanges(tuple(merged) if overlapping else tuple(ranges))
+
+
+def _shown(item: str) -> str:
+    """An item quoted for a message, shortened when long."""
+    return repr(item if len(item) <= 40 else item[:37] + "...")
+
+
+def count_in(ranges: IdRanges, ids: frozenset[int]) -> int:
+    """How many of `ids` the ranges hold (one search each, however many ranges)."""
+    bounds = sorted(ranges.ranges)
+    starts = [first for first, _ in bounds]
+    count = 0
+    for pull_zone_id in ids:
+        at = bisect.bisect_right(starts, pull_zone_id) - 1
+        count += at >= 0 and pull_zone_id <= bounds[at][1]
+    return count
 
 
 def repeats_in(spec: str) -> int:
@@ -115,40 +130,45 @@ async def unique(
     starts = [first for first, _ in bounds]
     seen = skipped._seen
     async for pull_zone_id in ids:
-        if pull_zone_id in done:
-            skipped.done += 1
-            ranged -= 1
-            continue
         if ranged > 0:  # still in the ranges: merged, so no repeats among them
             ranged -= 1
+            if pull_zone_id in done:
+                skipped.done += 1
+                continue
             yield pull_zone_id
             continue
         at = bisect.bisect_right(starts, pull_zone_id) - 1
         if (at >= 0 and pull_zone_id <= bounds[at][1]) or pull_zone_id in seen:
-            skipped.repeated += 1
+            skipped.repeated += 1  # (read before, or skipped before as already read)
             continue
         seen.add(pull_zone_id)
+        if pull_zone_id in done:
+            skipped.done += 1
+            continue
         yield pull_zone_id
 
 
 def read_done(path: str) -> tuple[frozenset[int], bool]:
     """Ids with an `"ok": true` line in a dump (`--resume`), and whether it ends mid-line.
 
-    Lines that do not parse (a line cut by a crash) and failed lines are not done.
+    Lines that do not parse (a line cut by a crash, JSON nested too deeply), lines that
+    are not objects, and failed lines are not done. A byte-order mark is skipped.
     """
     done: set[int] = set()
     last = ""
     try:
-        with open(path, encoding="utf-8", errors="replace") as lines:
+        with open(path, encoding="utf-8-sig", errors="replace") as lines:
             for last in lines:
-                if '"ok":true' not in last and '"ok": true' not in last:
+                if _OK_LINE.search(last) is None:  # most lines of a large dump: no parse
                     continue
                 try:
                     record = json.loads(last)
-                except ValueError:
+                except (ValueError, RecursionError):
                     continue
-                pull_zone_id = record.get("pullZoneId") if isinstance(record, dict) else None
-                if record.get("ok") is True and type(pull_zone_id) is int:
+                if not isinstance(record, dict) or record.get("ok") is not True:
+                    continue
+                pull_zone_id = record.get("pullZoneId")
+                if type(pull_zone_id) is int:
                     done.add(pull_zone_id)
     except FileNotFoundError:
         return frozenset(), False
@@ -171,7 +191,15 @@ class IdsFile:
         """Every id, in file order."""
         number = 0
         async with contextlib.aclosing(_lines(self.stream)) as lines:
-            async for line in lines:
+            while True:
+                try:
+                    line = await anext(lines)
+                except StopAsyncIteration:
+                    return
+                except ValueError:  # a pipe's line past the reader's limit
+                    too_long = f"longer than {_LINE_LIMIT:,} bytes"
+                    self.error = f"{self.name}, line {number + 1}: {too_long}"
+                    return
                 number += 1
                 text = line.split("#", 1)[0].strip()
                 if not text:
@@ -198,7 +226,7 @@ async def _lines(stream: IO[str]) -> AsyncGenerator[str, None]:
             yield line
         return
     loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader(limit=1 << 20)
+    reader = asyncio.StreamReader(limit=_LINE_LIMIT)
     was_blocking = os.get_blocking(fd)
     pipe = os.fdopen(os.dup(fd), "rb", buffering=0)  # the transport closes it
     transport, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), pipe)
@@ -209,6 +237,9 @@ async def _lines(stream: IO[str]) -> AsyncGenerator[str, None]:
         transport.close()
         with contextlib.suppress(OSError):
             os.set_blocking(fd, was_blocking)  # the dup shares the O_NONBLOCK flag
+
+
+_LINE_LIMIT = 1 << 20  # bytes a line of a piped ids file may hold
 
 
 def _watchable_fd(stream: IO[str]) -> int | None:

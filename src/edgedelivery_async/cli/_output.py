@@ -31,14 +31,26 @@ def to_jsonable(value: Any) -> Any:
 
 
 def print_json(value: Any) -> None:
-    """Pretty JSON (indent 2) on stdout; a binary result (bytes) as it came."""
-    if isinstance(value, bytes | bytearray):
-        sys.stdout.flush()
-        sys.stdout.buffer.write(value)
-        sys.stdout.buffer.flush()
-        return
-    sys.stdout.write(json.dumps(to_jsonable(value), indent=2, ensure_ascii=False) + "\n")
-    sys.stdout.flush()
+    """Pretty JSON (indent 2) on stdout; a binary result (bytes) as it came.
+
+    A stdout that is closed or cannot be written (a full disk) is an error with status 1.
+    """
+    out = sys.stdout
+    try:
+        if out is None:
+            raise OSError("stdout is closed")
+        if isinstance(value, bytes | bytearray):
+            out.flush()
+            out.buffer.write(value)
+            out.buffer.flush()
+            return
+        out.write(json.dumps(to_jsonable(value), indent=2, ensure_ascii=False) + "\n")
+        out.flush()
+    except OSError as exc:
+        if isinstance(exc, BrokenPipeError):
+            _quiet_stdout()
+        print(f"error: cannot write the result: {exc}", file=sys.stderr, flush=True)
+        raise typer.Exit(FAILED) from None
 
 
 def exit_code(error: BaseException) -> int:
@@ -119,6 +131,9 @@ def read_json(path: str, option: str) -> Any:
         return json.loads(text)
     except ValueError as exc:
         raise typer.BadParameter(f"{path!r} is not valid JSON: {exc}", param_hint=option) from None
+    except RecursionError:
+        message = f"{path!r} is not usable JSON: nested too deeply"
+        raise typer.BadParameter(message, param_hint=option) from None
 
 
 class LineWriter:
@@ -126,7 +141,9 @@ class LineWriter:
 
     Lines are written whole, and the stream is flushed at least every
     `flush_interval` seconds and on close, so an interrupted run leaves only
-    complete lines. `stream=None` discards the lines (the demo without `-o`).
+    complete lines. `stream=None` discards the lines (the demo without `-o`). A write
+    that fails (a full disk, an I/O error) stops the writing: `error` holds it, and
+    every later `write` raises it.
     """
 
     def __init__(self, stream: IO[str] | None, *, owned: bool, flush_interval: float = 0.2) -> None:
@@ -135,6 +152,7 @@ class LineWriter:
         self.flush_interval = flush_interval
         self.lines = 0
         self.broken = False
+        self.error: OSError | None = None
         self._flushed = time.monotonic()
 
     @classmethod
@@ -144,6 +162,8 @@ class LineWriter:
         if path is None:
             return cls(None, owned=False)
         if path == "-":
+            if sys.stdout is None:
+                raise typer.BadParameter("stdout is closed: give a file", param_hint="-o")
             return cls(sys.stdout, owned=False)
         try:
             stream = open(path, "a" if append else "w", encoding="utf-8")  # noqa: SIM115
@@ -157,6 +177,8 @@ class LineWriter:
     def write(self, record: dict[str, Any]) -> str:
         """Write one record as one line; returns the line (without its newline)."""
         line = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+        if self.error is not None:
+            raise self.error
         if self.stream is not None and not self.broken:
             try:
                 self.stream.write(line + "\n")
@@ -166,6 +188,9 @@ class LineWriter:
                     self._flushed = now
             except BrokenPipeError:
                 self._broken_pipe()
+                raise
+            except OSError as exc:
+                self._failed(exc)
                 raise
         self.lines += 1
         return line
@@ -178,6 +203,8 @@ class LineWriter:
             self.stream.flush()
         except BrokenPipeError:
             self._broken_pipe()
+        except OSError as exc:
+            self._failed(exc)
         self._flushed = time.monotonic()
 
     def close(self) -> None:
@@ -189,15 +216,38 @@ class LineWriter:
                 self.stream.flush()
         except BrokenPipeError:
             self._broken_pipe()
+        except OSError as exc:
+            self._failed(exc)
         finally:
             if self.owned:
-                self.stream.close()
+                try:
+                    self.stream.close()
+                except OSError as exc:  # what was left to flush could not be written
+                    self._failed(exc)
+
+    def _failed(self, error: OSError) -> None:
+        """A write or flush failed: keep the first error, and write nothing more."""
+        self.broken = True
+        if self.error is None:
+            self.error = error
+        if self.stream is sys.stdout:
+            _quiet_stdout()
 
     def _broken_pipe(self) -> None:
         """The reader went away (`| head`): stop writing, and keep exit-time flushes quiet."""
         self.broken = True
-        stream = self.stream
-        if stream is not None and stream is sys.stdout:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, stream.fileno())
-            os.close(devnull)
+        if self.stream is not None and self.stream is sys.stdout:
+            _quiet_stdout()
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null, so that the flush at exit neither fails nor blocks."""
+    stream = sys.stdout
+    if stream is None:
+        return
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, stream.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # no descriptor to point (captured in tests): nothing to do
+        pass

@@ -163,6 +163,7 @@ class RunStats:
     elapsed: float = 0.0
     interrupted: bool = False
     output_closed: bool = False
+    output_error: str | None = None  # the output could not be written (a full disk)
     input_error: str | None = None
     skipped_done: int = 0  # ids --resume found already read
     skipped_repeated: int = 0  # repeats of an id read once
@@ -203,6 +204,8 @@ class RunStats:
             return f"interrupted: {text}; every line written is complete"
         if self.output_closed:
             return f"stopped, the output was closed: {text}"
+        if self.output_error:
+            return f"stopped, the output could not be written: {text}"
         if self.input_error:
             return f"stopped at bad input: {text}"
         return f"done: {text}"
