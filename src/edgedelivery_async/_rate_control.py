@@ -59,6 +59,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import time
 from collections import deque
 from collections.abc import Awaitable, Mapping
@@ -85,8 +86,8 @@ class RetryBudget:
     def __post_init__(self) -> None:
         for name in ("share", "per_second"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0:
-                raise ConfigurationError(f"RetryBudget.{name} must be a number >= 0")
+            if not _finite(value) or not value >= 0:
+                raise ConfigurationError(f"RetryBudget.{name} must be a finite number >= 0")
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +100,8 @@ class RateControl:
     tune the controller and rarely need changing: `backoff` (the share of the measured
     limit kept after a 429), `recovery` (seconds to grow back to the limit after a cut),
     `stated_share` (the share of a limit the server states in its headers) and `min_rate`.
+    Rates are at least `SLOWEST_RATE` (one request in about 17 minutes): a call paced
+    slower would wait for its turn longer than any timeout.
     """
 
     adaptive: bool = True
@@ -112,26 +115,43 @@ class RateControl:
     def __post_init__(self) -> None:
         if not isinstance(self.adaptive, bool):
             raise ConfigurationError("RateControl.adaptive must be True or False")
-        if self.max_rate is not None and not _positive(self.max_rate):
-            raise ConfigurationError("RateControl.max_rate must be a positive number (or None)")
+        if self.max_rate is not None and not _rate(self.max_rate):
+            raise ConfigurationError(
+                f"RateControl.max_rate must be a number from {SLOWEST_RATE} up (or None)"
+            )
         if self.retry_budget is not None and not isinstance(self.retry_budget, RetryBudget):
             raise ConfigurationError("RateControl.retry_budget must be a RetryBudget (or None)")
         if not _positive(self.backoff) or self.backoff >= 1.0:
             raise ConfigurationError("RateControl.backoff must be in (0, 1)")
         if not _positive(self.stated_share) or self.stated_share > 1.0:
             raise ConfigurationError("RateControl.stated_share must be in (0, 1]")
-        for name in ("recovery", "min_rate"):
-            if not _positive(getattr(self, name)):
-                raise ConfigurationError(f"RateControl.{name} must be a positive number")
+        if not _positive(self.recovery):
+            raise ConfigurationError("RateControl.recovery must be a positive number")
+        if not _rate(self.min_rate):
+            raise ConfigurationError(
+                f"RateControl.min_rate must be a number from {SLOWEST_RATE} up"
+            )
+
+
+SLOWEST_RATE = 0.001  # requests per second: the slowest pace a setting or a server may set
+
+
+def _finite(value: object) -> bool:
+    """A real number that a float holds (not bool, NaN, infinity, or an int too large)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an int beyond any float
+        return False
 
 
 def _positive(value: object) -> bool:
-    return (
-        not isinstance(value, bool)
-        and isinstance(value, int | float)
-        and value > 0
-        and value != float("inf")
-    )
+    return _finite(value) and value > 0  # type: ignore[operator]
+
+
+def _rate(value: object) -> bool:
+    return _finite(value) and value >= SLOWEST_RATE  # type: ignore[operator]
 
 
 _WINDOW = 1.0  # seconds of successful replies behind a limit estimate
@@ -741,7 +761,7 @@ def stated_rate(value: str) -> float | None:
     if quota is None or window is None or not quota > 0 or not window > 0:
         return None
     rate = quota / window
-    return rate if rate != float("inf") else None
+    return rate if SLOWEST_RATE <= rate < float("inf") else None
 
 
 def reset_seconds(value: str | None, wall_now: float) -> float | None:

@@ -47,6 +47,10 @@ from edgedelivery_async.testing import FakeEdgeDelivery, RateLimit
         ("100", None),
         ("q=x;w=1", None),
         ("", None),
+        ("5e-324;w=1", None),  # slower than any pace is kept to (a server's nonsense)
+        ("1;w=1e300", None),
+        ("1e309;w=1", None),
+        ("nan;w=1", None),
     ],
 )
 def test_stated_rate_reads_both_drafts(value: str, rate: float | None) -> None:
@@ -73,6 +77,11 @@ def test_reset_seconds(value: str, seconds: float | None) -> None:
         {"recovery": 0},
         {"min_rate": -1},
         {"retry_budget": 5},
+        {"max_rate": 10**400},  # beyond any float
+        {"max_rate": 1e-300},  # a call would wait for its turn for ever
+        {"max_rate": float("nan")},
+        {"min_rate": 1e-9},
+        {"recovery": 10**400},
     ],
 )
 def test_rate_control_refuses_nonsense(options: dict[str, object]) -> None:
@@ -80,9 +89,22 @@ def test_rate_control_refuses_nonsense(options: dict[str, object]) -> None:
         RateControl(**options)  # type: ignore[arg-type]
 
 
-def test_retry_budget_refuses_nonsense() -> None:
+@pytest.mark.parametrize(
+    "options",
+    [{"share": -0.1}, {"share": 10**400}, {"per_second": float("nan")}, {"per_second": True}],
+)
+def test_retry_budget_refuses_nonsense(options: dict[str, object]) -> None:
     with pytest.raises(ConfigurationError, match="RetryBudget"):
-        RetryBudget(share=-0.1)
+        RetryBudget(**options)  # type: ignore[arg-type]
+
+
+def test_a_stated_limit_too_slow_to_keep_is_ignored() -> None:
+    """A reply that states 5e-324 requests a second used to set the pace to it: the next
+    slot was infinitely far, its arithmetic NaN, and a bulk run of 20 ids stalled."""
+    controller = RateController(RateControl())
+    controller.observe(200, {"ratelimit-policy": "5e-324;w=1"}, time.monotonic())
+    assert controller.rate is None
+    assert controller.limit is None
 
 
 def test_the_client_takes_only_a_rate_control() -> None:
