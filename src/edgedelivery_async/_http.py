@@ -12,6 +12,7 @@ SDK raises chains to a library request object that carries it.
 from __future__ import annotations
 
 import email.utils
+import re
 import secrets
 import time
 from collections.abc import AsyncIterator, Mapping
@@ -187,14 +188,18 @@ class RawResponse:
         return httpx.Response(self.status, headers=headers, content=self.content, request=request)
 
 
+_DELTA_SECONDS = re.compile(r"[0-9]+(?:\.[0-9]+)?")
+
+
 def parse_retry_after(value: str | None) -> float | None:
-    """Seconds to wait from a Retry-After value: delta-seconds or an HTTP date."""
+    """Seconds to wait from a Retry-After value: delta-seconds (ASCII digits, a fraction
+    tolerated) or an HTTP date; None for anything else (`-5`, `1_000`, `1e3`)."""
     if not value:
         return None
     value = value.strip()
-    try:
+    if _DELTA_SECONDS.fullmatch(value):
         seconds = float(value)
-    except ValueError:
+    else:
         try:
             when = email.utils.parsedate_to_datetime(value)
         except (TypeError, ValueError, IndexError):

@@ -647,7 +647,9 @@ class RateController:
             self.rate = None
             return
         if self._guessed:  # refused before any reply said what gets through: search up
-            self._set_rate(limit * policy.backoff * 2.0 ** (calm / _DOUBLING))
+            # (at most 2**60: a cap or a stated limit keeps a long-idle guess from pacing
+            # down to unpaced, and 2.0**(calm / 0.25) overflows after 256 s)
+            self._set_rate(limit * policy.backoff * 2.0 ** min(calm / _DOUBLING, 60.0))
             return
         # Slow limits: longer cycles, so a probe's 429 is rare. A limit that held at
         # the last cuts is approached more slowly still; a rough estimate regains its
@@ -685,6 +687,7 @@ class RateController:
             rate = min(rate, self._stated * policy.stated_share)
         if policy.max_rate is not None:
             rate = min(rate, policy.max_rate)
+        rate = max(rate, SLOWEST_RATE)  # a slow stated limit times `stated_share`: no slower
         previous, self.rate = self.rate, rate
         if self._timer is not None and (previous is None or rate > previous * 1.5):
             # much faster now: the waiter armed at the old pace goes sooner

@@ -30,7 +30,12 @@ from edgedelivery_async import (
     RetryBudget,
     RetryPolicy,
 )
-from edgedelivery_async._rate_control import RateController, reset_seconds, stated_rate
+from edgedelivery_async._rate_control import (
+    SLOWEST_RATE,
+    RateController,
+    reset_seconds,
+    stated_rate,
+)
 from edgedelivery_async.testing import FakeEdgeDelivery, RateLimit
 
 # ------------------------------------------------------------------ the parts
@@ -501,6 +506,34 @@ def controller_clock() -> Iterator[Clock]:
         yield clock
     finally:
         module.time = real
+
+
+def test_a_guess_searched_for_minutes_under_a_stated_limit_does_not_fault() -> None:
+    """Refused before any reply (a guess), then told a limit by the server, which keeps
+    the pace from lapsing to unpaced: the guess's doubling, 2.0**(300 s / 0.25 s),
+    overflowed five minutes on, and the controller gave up adapting for good."""
+    with controller_clock() as clock:
+        controller = RateController(RateControl())
+        for _ in range(2):
+            controller.observe(429, {}, clock.now)
+        assert controller._guessed
+        controller.observe(200, {"ratelimit-policy": "100;w=1"}, clock.now)
+        clock.now += 300.0
+        controller.observe(200, {"ratelimit-policy": "100;w=1"}, clock.now - 0.02)
+        assert not controller._faulted
+        assert controller.rate == pytest.approx(97.0)
+
+
+@pytest.mark.parametrize(
+    ("policy", "stated"),
+    [(RateControl(), "1;w=1000"), (RateControl(stated_share=1e-300), "100;w=1")],
+)
+def test_no_stated_limit_paces_below_the_slowest_rate(policy: RateControl, stated: str) -> None:
+    """A stated limit times `stated_share` came after the floor: 1 request in 1,000 s
+    paced at 0.00097/s, and a share of 1e-300 paced a 100/s key at 1e-298/s."""
+    controller = RateController(policy)
+    controller.observe(200, {"ratelimit-policy": stated}, time.monotonic())
+    assert controller.rate == SLOWEST_RATE
 
 
 def read(controller: RateController, clock: Clock, count: int, seconds: float) -> None:

@@ -375,3 +375,24 @@ async def test_retries_taken_via_with_response(clock: FakeClock) -> None:
     assert reply.status_code == 200
     assert reply.parsed.id == 31
     assert fresh.retries_taken == 0
+
+
+@pytest.mark.parametrize(
+    ("value", "seconds"),
+    [
+        ("5", 5.0),
+        (" 3 ", 3.0),
+        ("1.5", 1.5),  # not RFC 9110's form, but plain enough to honour
+        ("-5", None),  # these are no delta-seconds: Python's float() read them
+        ("+5", None),
+        ("1_000", None),
+        ("1e1", None),
+        ("\uff15", None),  # a full-width digit
+        ("\u0665", None),  # an Arabic-Indic digit
+        ("9" * 400, None),  # no float holds it
+    ],
+)
+def test_retry_after_seconds_are_ascii_digits(value: str, seconds: float | None) -> None:
+    from edgedelivery_async._http import parse_retry_after
+
+    assert parse_retry_after(value) == seconds
