@@ -240,6 +240,17 @@ class RateController:
         Paced requests wait in order; one timer releases them `1 / rate` apart, at the
         rate in force when each is released (so a rate that rises takes effect at once).
         """
+        if self.rate is None and self._in_flight and not self._waiters and not self._opening:
+            # Unpaced, the spell under way, a place in the window if slow start holds:
+            # most requests of a run on a key that never refused, kept to a few steps.
+            window = self._window
+            if window is None or self._in_flight < window:
+                now = time.monotonic()
+                if window is None or now - self._first_send <= _SLOW_START_FOR:
+                    if self.policy.adaptive:
+                        self._note_send(now)
+                    self._in_flight += 1
+                    return None
         try:
             return self._admit()
         except Exception as error:  # a fault of the controller's own: send unpaced
@@ -271,20 +282,26 @@ class RateController:
                 self._next_slot = max(self._next_slot, now - _CATCH_UP) + 1.0 / pace
                 self._since_sent += 1
         if self.rate is None and self.policy.adaptive:
-            sent = self._sent
-            if not sent:
-                self._first_send = time.monotonic()
-            sent.append(time.monotonic())
-            if len(sent) > 4096:
-                sent.popleft()
+            self._note_send(time.monotonic())
         self._in_flight += 1
         return None
+
+    def _note_send(self, now: float) -> None:
+        """An unpaced send: the first refusal reads the pace from these (`_sending`)."""
+        sent = self._sent
+        if not sent:
+            self._first_send = now
+        sent.append(now)
+        if len(sent) > 4096:
+            sent.popleft()
 
     def landed(self, sent_at: float | None = None) -> None:
         """A request admitted earlier (sent at `sent_at`, if it was) has its reply or
         failed: frees its place."""
-        self._in_flight = max(0, self._in_flight - 1)
-        if not self._in_flight:
+        if self._in_flight > 1:
+            self._in_flight -= 1
+        else:
+            self._in_flight = 0
             self._idle_since = time.monotonic()
         if self._old > 0 and (sent_at is None or sent_at < self._last_cut):
             self._old -= 1
@@ -451,7 +468,8 @@ class RateController:
                 self._window += 0.5  # half one more per reply: x1.5 each round trip
                 if self._window >= _OPEN_WINDOW:
                     self._end_slow_start()
-            self._grow(now)
+            if self.limit is not None:
+                self._grow(now)
 
     def finishing(self, remaining: int) -> None:
         """A bulk run has read its last key and has `remaining` calls left (`fan_out`'s
