@@ -21,6 +21,8 @@ Prints one table:
     python benchmarks/bulk_shield.py                    # the issue's configuration
     python benchmarks/bulk_shield.py --ids 2000 --repeats 1 --skip-scale   # quick look
     python benchmarks/bulk_shield.py --profile          # where the SDK's CPU goes
+    python benchmarks/bulk_shield.py --instructions --zero-delay-ids 2000 \
+        --against /tmp/before          # instructions a read (valgrind): noise-free
     git worktree add /tmp/before COMMIT && \
         python benchmarks/bulk_shield.py --against /tmp/before   # no slower than before?
 """
@@ -30,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import resource
 import shutil
 import socket
@@ -505,36 +508,56 @@ def print_profile(profiler: Any) -> None:
 # ---------------------------------------------------------------- parent
 
 
-def measure(
-    name: str, url: str, ids: int, concurrency: int, profile: bool = False
-) -> dict[str, float]:
+def child_command(
+    name: str, url: str, ids: int, concurrency: int
+) -> tuple[list[str], dict[str, str]]:
+    """The command and environment of one child run of client `name`."""
     name, _, checkout = name.partition("@")  # "sdk-aiohttp@DIR": the SDK of another checkout
-    env = None
+    env = dict(os.environ)
     if checkout:
-        env = {**os.environ, "PYTHONPATH": f"{checkout}/src{os.pathsep}{checkout}/generated"}
-    command = [
-        sys.executable,
-        __file__,
-        "--child",
-        name,
-        "--url",
-        url,
-        "--ids",
-        str(ids),
-        "--concurrency",
-        str(concurrency),
-    ]
-    if profile:
-        command.append("--profile")
+        env["PYTHONPATH"] = f"{checkout}/src{os.pathsep}{checkout}/generated"
+    command = [sys.executable, __file__, "--child", name, "--url", url, "--ids", str(ids)]
+    return [*command, "--concurrency", str(concurrency)], env
+
+
+def run_child(
+    name: str, command: list[str], env: dict[str, str], ids: int
+) -> tuple[dict[str, float], str]:
+    """Run a child; its measurements and its stderr. Exits if it failed or lost reads."""
     out = subprocess.run(command, capture_output=True, text=True, env=env)
     if out.returncode != 0:
         sys.exit(f"{name} failed (exit status {out.returncode}):\n{out.stderr[-3000:]}")
-    if profile:
-        print(out.stderr, end="")
     found: dict[str, float] = json.loads(out.stdout.strip().splitlines()[-1])
     if found["ok"] not in (-1, ids):
         sys.exit(f"{name}: only {found['ok']} of {ids} reads succeeded\n{out.stderr[-2000:]}")
+    return found, out.stderr
+
+
+def measure(
+    name: str, url: str, ids: int, concurrency: int, profile: bool = False
+) -> dict[str, float]:
+    command, env = child_command(name, url, ids, concurrency)
+    found, stderr = run_child(name, [*command, *(["--profile"] if profile else [])], env, ids)
+    if profile:
+        print(stderr, end="")
     return found
+
+
+def instructions_per_read(name: str, url: str, concurrency: int, few: int, many: int) -> float:
+    """Instructions the client's process executes a read: callgrind's count for `many`
+    reads less that for `few`, over the difference, so start-up cancels out. Unlike CPU
+    time it does not move with a shared machine's load (runs agree to about 0.1%)."""
+    counts = []
+    for ids in (few, many):
+        command, env = child_command(name, url, ids, concurrency)
+        env["PYTHONHASHSEED"] = "0"  # the same dict layouts in every run
+        valgrind = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"]
+        _, stderr = run_child(name, valgrind + command, env, ids)
+        found = re.search(r"Collected : (\d+)", stderr)
+        if found is None:
+            sys.exit(f"{name}: no instruction count from valgrind\n{stderr[-2000:]}")
+        counts.append(int(found.group(1)))
+    return (counts[1] - counts[0]) / (many - few)
 
 
 def label_of(name: str) -> str:
@@ -596,6 +619,11 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true", help="profile the SDK at zero delay")
     parser.add_argument("--only-zero-delay", action="store_true", help="the zero-delay table only")
     parser.add_argument(
+        "--instructions",
+        action="store_true",
+        help="instructions a read at zero delay under valgrind (noise-free), and nothing else",
+    )
+    parser.add_argument(
         "--against",
         metavar="CHECKOUT",
         help="add rows for the SDK of another checkout (e.g. a `git worktree` of an older commit)",
@@ -616,6 +644,9 @@ def main() -> None:
     server = Nginx(args.delay)
     fast = f"{server.url}/fast"
     try:
+        if args.instructions:
+            print_instructions(args, zero_delay, fast)
+            return
         if args.profile:
             for name in ("sdk-aiohttp", "sdk-wreq-uvloop", "sdk-reqwest-uvloop"):
                 print(f"\n== {CLIENTS[name][0]}, {args.zero_delay_ids:,} reads at zero delay")
@@ -644,6 +675,26 @@ def main() -> None:
         ),
     }
     report(args, rows, zero, first, started, scale)
+
+
+def print_instructions(args: argparse.Namespace, zero_delay: list[str], url: str) -> None:
+    """The aiohttp clients' instructions a read, each counted once (counts do not vary)."""
+    if shutil.which("valgrind") is None:
+        sys.exit("valgrind is missing: run benchmarks/setup.sh")
+    names = [n for n in zero_delay if n == "bare-aiohttp" or n.startswith("sdk-aiohttp@")]
+    names.insert(1, "sdk-aiohttp")
+    few, many = args.zero_delay_ids // 10, args.zero_delay_ids
+    print(
+        f"\nInstructions a read at zero delay (valgrind's callgrind: {many:,} reads less "
+        f"{few:,}, {args.concurrency} in flight; x is over the bare aiohttp loop's):\n"
+    )
+    print(f"| {'client':<38} | {'instructions a read':>19} | {'x bare aiohttp':>14} |")
+    print(f"|{'-' * 40}|{'-' * 21}|{'-' * 16}|")
+    base = None
+    for name in names:
+        count = instructions_per_read(name, url, args.concurrency, few, many)
+        base = base or count
+        print(f"| {label_of(name):<38} | {count:19,.0f} | {count / base:14.3f} |", flush=True)
 
 
 def print_zero_delay(args: argparse.Namespace, zero: dict[str, dict[str, float]]) -> None:
