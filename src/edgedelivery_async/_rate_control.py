@@ -228,7 +228,7 @@ class RateController:
         self._in_flight = 0  # requests admitted and not landed
         self._old = 0  # ... of those, sent before the last cut and not landed yet
         self._oks: deque[float] = deque()  # times of recent successful replies
-        self._sent: deque[float] = deque()  # times of recent sends while unpaced
+        self._sent: deque[float] = deque(maxlen=4096)  # times of recent sends while unpaced
         budget = policy.retry_budget
         self._budget = budget
         self._balance = budget.per_second * 10.0 + budget.share * 1000 if budget else 0.0
@@ -288,12 +288,9 @@ class RateController:
 
     def _note_send(self, now: float) -> None:
         """An unpaced send: the first refusal reads the pace from these (`_sending`)."""
-        sent = self._sent
-        if not sent:
+        if not self._sent:
             self._first_send = now
-        sent.append(now)
-        if len(sent) > 4096:
-            sent.popleft()
+        self._sent.append(now)  # (the oldest drop out past 4096)
 
     def landed(self, sent_at: float | None = None) -> None:
         """A request admitted earlier (sent at `sent_at`, if it was) has its reply or
