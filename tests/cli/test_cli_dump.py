@@ -197,6 +197,26 @@ def test_demo_prints_samples_without_output_file(cli: Run) -> None:
     }
 
 
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [
+        ("--latency", "nan"),
+        ("--latency", "inf"),
+        ("--latency", "61"),
+        ("--rate-limit", "nan"),
+        ("--rate-limit", "inf"),
+        ("--rate-limit", "0.0001"),
+        ("--rate-limit", "1e10"),
+    ],
+)
+def test_demo_refuses_a_pace_the_fake_cannot_serve(cli: Run, option: str, value: str) -> None:
+    """NaN and infinity passed typer's range checks: a traceback, or a demo that hung."""
+    result = cli("demo", "--pull-zones", "10", "--quiet", option, value)
+    assert result.code == 2
+    assert f"Invalid value for {option}: must be" in result.err
+    assert "Traceback" not in result.err
+
+
 def test_demo_fails_when_retries_cannot_absorb_the_faults(cli: Run) -> None:
     result = cli("--max-retries", "0", "demo", "--pull-zones", "300", "--latency", "0")
     assert result.code == 1

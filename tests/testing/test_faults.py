@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import types
 
 import httpx
 import pytest
 
+from edgedelivery_async import ConfigurationError
 from edgedelivery_async.testing import FakeEdgeDelivery, _fake
 
 from .conftest import AUTH, KEY
@@ -155,3 +157,39 @@ def test_bad_fault_settings_are_refused(fake: FakeEdgeDelivery) -> None:
         fake.fail_next(status=200)
     with pytest.raises(ValueError, match="times"):
         fake.drop_next(times=0)
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        {"latency": float("inf")},
+        {"latency": float("nan")},
+        {"latency": 86_401},
+        {"latency": True},
+        {"rate_503": float("nan")},
+        {"retry_after": float("inf")},
+        {"retry_after": -1},
+    ],
+)
+def test_latencies_and_shares_it_cannot_keep_are_refused(
+    fake: FakeEdgeDelivery, settings: dict[str, float]
+) -> None:
+    """latency=inf (or NaN) was accepted, and every request then waited for ever."""
+    with pytest.raises(ConfigurationError, match=r"latency and retry_after|fault rates"):
+        fake.set_faults(**settings)  # type: ignore[arg-type]
+
+
+async def test_an_access_key_that_is_not_utf8_is_refused_with_401(fake: FakeEdgeDelivery) -> None:
+    """Bytes that are not UTF-8 in the AccessKey header were a 500 from the fake's own
+    UnicodeEncodeError."""
+    async with fake.serve() as url:
+        host, port = url.removeprefix("http://").split(":")
+        reader, writer = await asyncio.open_connection(host, int(port))
+        writer.write(
+            b"GET /mc/registries/1 HTTP/1.1\r\nHost: x\r\n"
+            b"AccessKey: \xff\xfeabc\r\nConnection: close\r\n\r\n"
+        )
+        await writer.drain()
+        status_line = await reader.readline()
+        writer.close()
+    assert status_line.split()[1] == b"401", status_line

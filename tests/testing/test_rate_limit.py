@@ -5,8 +5,9 @@ from __future__ import annotations
 import httpx
 import pytest
 
+from edgedelivery_async import ConfigurationError
 from edgedelivery_async.testing import FakeEdgeDelivery, RateLimit
-from edgedelivery_async.testing.__main__ import build_fake, parser
+from edgedelivery_async.testing.__main__ import build_fake, main, parser
 from edgedelivery_async.testing._rate_limit import TokenBuckets
 
 PATH = "/shield/shield-zone/get-by-pullzone/1"
@@ -66,21 +67,85 @@ def test_the_limit_changes_on_its_schedule() -> None:
     assert buckets.rate_now(clock.now + 5.0) == 10
 
 
+def test_a_change_of_rate_applies_from_its_time_not_to_the_idle_time_before() -> None:
+    """The bucket refilled the whole idle stretch at the rate found on waking."""
+    clock = Clock()
+    rising = TokenBuckets(RateLimit(1, burst=100, changes=((10.0, 1000.0),)), clock)
+    assert sum(rising.take("k")[0] for _ in range(100)) == 100  # the burst, at t=0
+    clock.now += 10.01  # 10 s at 1/s, then 0.01 s at 1000/s: 20 tokens
+    assert sum(rising.take("k")[0] for _ in range(100)) == 20
+    clock = Clock()
+    falling = TokenBuckets(RateLimit(1000, burst=100, changes=((0.1, 1.0),)), clock)
+    assert sum(falling.take("k")[0] for _ in range(100)) == 100
+    clock.now += 1.0  # 0.1 s at 1000/s (100 tokens), then 0.9 s at 1/s
+    assert sum(falling.take("k")[0] for _ in range(200)) == 100
+
+
+def test_buckets_that_refilled_are_forgotten() -> None:
+    """One bucket per key ever presented, kept for ever: 60,000 wrong keys held 60,000."""
+    clock = Clock()
+    buckets = TokenBuckets(RateLimit(10, burst=1), clock)
+    buckets.take("busy")
+    for batch in range(60):
+        for n in range(1000):
+            buckets.take(f"k{batch}-{n}")
+        clock.now += 0.05  # half a token: those just taken have not refilled
+        buckets.take("busy")  # ... nor has this one, taken every 50 ms
+    assert len(buckets) <= 4096
+    assert not buckets.take("busy")[0]  # a bucket still being drained is kept
+    clock.now += 1.0
+    buckets.take("new")
+    assert buckets.take("k59-1")[0]  # refilled, forgotten or not: the same
+
+
+def test_header_numbers_are_plain_decimals() -> None:
+    limit = RateLimit(1234567, burst=1500000, retry_after=2592000, headers=True)
+    buckets = TokenBuckets(limit, Clock())
+    assert dict(buckets.take("k")[1])["RateLimit-Policy"] == "1234567;w=1;burst=1500000"
+    assert dict(buckets.take("k")[1])["RateLimit-Limit"] == "1500000"
+    slow = TokenBuckets(RateLimit(0.5, burst=1, retry_after=2.25), Clock())
+    slow.take("k")
+    assert dict(slow.take("k")[1])["Retry-After"] == "2.25"
+
+
+NAN, INF = float("nan"), float("inf")
+
+
 @pytest.mark.parametrize(
     "bad",
     [
         {"rate": 0},
         {"rate": -1},
-        {"rate": float("inf")},
+        {"rate": INF},
+        {"rate": NAN},
+        {"rate": 10**400},
+        {"rate": 1e-310},
+        {"rate": 2e9},
         {"rate": True},
+        {"rate": "5"},
         {"rate": 5, "burst": 0.5},
+        {"rate": 5, "burst": INF},
+        {"rate": 5, "burst": 10**400},
+        {"rate": 5, "burst": "5"},
         {"rate": 5, "retry_after": -1},
+        {"rate": 5, "retry_after": INF},
+        {"rate": 5, "retry_after": NAN},
+        {"rate": 5, "retry_after": "1"},
         {"rate": 5, "changes": ((1.0, 0.0),)},
+        {"rate": 5, "changes": ((NAN, 5.0),)},
+        {"rate": 5, "changes": ((1.0, "x"),)},
+        {"rate": 5, "changes": ((1.0,),)},
+        {"rate": 5, "changes": 5},
     ],
 )
 def test_nonsense_limits_are_refused(bad: dict[str, object]) -> None:
-    with pytest.raises(ValueError, match=r"rate|burst|retry_after|changes"):
+    """Some were accepted and then raised OverflowError at the first request (a 500
+    when served); others raised a raw TypeError or ValueError."""
+    with pytest.raises(ConfigurationError, match=r"rate|burst|retry_after|changes|change's"):
         RateLimit(**bad)  # type: ignore[arg-type]
+    if list(bad) == ["rate"]:  # a number is a rate: the same check
+        with pytest.raises(ConfigurationError):
+            FakeEdgeDelivery(rate_limit=bad["rate"])  # type: ignore[arg-type]
 
 
 async def test_the_fake_answers_429_past_the_limit_and_records_it() -> None:
@@ -127,3 +192,38 @@ def test_serve_refuses_unusable_limit_options(argv: list[str]) -> None:
     args = parser().parse_args(["serve", "--access-key", "k", "--empty", *argv])
     with pytest.raises(ValueError, match="--"):
         build_fake(args)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--rate-limit", "10", "--burst", "inf"],
+        ["--rate-limit", "1e-310"],
+        ["--rate-limit", "10", "--rate-change", "1e400:5"],
+        ["--rate-limit", "10", "--retry-after", "inf"],
+        ["--latency", "inf"],
+        ["--latency", "nan"],
+    ],
+)
+def test_serve_refuses_limits_and_latencies_it_cannot_keep(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--burst inf --rate-limit-headers` started, then answered every request 500;
+    `--latency inf` held every request for ever."""
+    with pytest.raises(SystemExit) as exit_:
+        main(["serve", "--access-key", "k", "--empty", *argv])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert "error: " in err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("port", ["99999", "-1", "x"])
+def test_serve_refuses_a_port_that_is_not_one(
+    port: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """99999 ended in an OverflowError traceback from bind()."""
+    with pytest.raises(SystemExit) as exit_:
+        main(["serve", "--access-key", "k", "--port", port])
+    assert exit_.value.code == 2
+    assert "must be a port number from 0 to 65535" in capsys.readouterr().err

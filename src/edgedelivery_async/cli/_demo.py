@@ -53,6 +53,20 @@ def seed(fake: FakeEdgeDelivery, count: int) -> set[int]:
     return missing
 
 
+def check_pace(latency: float, rate_limit: float) -> None:
+    """Refuse what the fake cannot serve: NaN, infinity, a latency past a minute, a limit
+    outside the fake's (0.001 to 1e9 a second; 0 for none)."""
+    from ..testing._rate_limit import LARGEST, SLOWEST
+
+    if not 0 <= latency <= 60:
+        raise typer.BadParameter("must be from 0 to 60 seconds", param_hint="--latency")
+    if not (rate_limit == 0 or SLOWEST <= rate_limit <= LARGEST):
+        raise typer.BadParameter(
+            f"must be 0 (no limit) or from {SLOWEST:g} to {LARGEST:,.0f} requests per second",
+            param_hint="--rate-limit",
+        )
+
+
 def demo_command(
     ctx: typer.Context,
     pull_zones: Annotated[
@@ -106,6 +120,7 @@ def demo_command(
     from ._ids import IdRanges, chain
     from ._progress import RunStats, stderr_is_terminal
 
+    check_pace(latency, rate_limit)
     options = settings(ctx)
     fake = FakeEdgeDelivery(
         request_log_limit=max(10_000, 2 * pull_zones), rate_limit=rate_limit or None

@@ -47,7 +47,7 @@ def parser() -> argparse.ArgumentParser:
     )
     where.add_argument(
         "--port",
-        type=int,
+        type=_port,
         default=8080,
         help="port to listen on; 0 picks a free one (default: %(default)s)",
     )
@@ -213,6 +213,17 @@ def rate_limit_of(args: argparse.Namespace) -> RateLimit | None:
         headers=args.rate_limit_headers,
         changes=tuple(changes),
     )
+
+
+def _port(text: str) -> int:
+    """A TCP port number, 0 to 65535."""
+    try:
+        port = int(text)
+    except ValueError:
+        port = -1
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"must be a port number from 0 to 65535, not {text!r}")
+    return port
 
 
 def _read(name: str) -> str:

@@ -157,7 +157,13 @@ class FakeApp:
         return reply
 
     def _authorized(self, key: str | None) -> bool:
-        return key is not None and hmac.compare_digest(key.encode(), self._access_key)
+        if key is None:
+            return False
+        try:
+            given = key.encode()
+        except UnicodeEncodeError:  # bytes that were not UTF-8: not the key (a 401)
+            return False
+        return hmac.compare_digest(given, self._access_key)
 
     def _bad_request(self, route: Route, bad: BadRequest, raw_path: str) -> Reply:
         if route.area == "container" and bad.status == 400:

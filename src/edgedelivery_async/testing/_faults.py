@@ -18,6 +18,8 @@ from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from .._exceptions import ConfigurationError
+
 
 @dataclass(frozen=True, slots=True)
 class FaultRates:
@@ -32,10 +34,22 @@ class FaultRates:
 
     def __post_init__(self) -> None:
         shares = (self.rate_429, self.rate_500, self.rate_503, self.drop_rate)
-        if any(not 0.0 <= share <= 1.0 for share in shares) or sum(shares) > 1.0:
-            raise ValueError("fault rates must each be in [0, 1] and add up to at most 1")
-        if self.latency < 0 or (self.retry_after is not None and self.retry_after < 0):
-            raise ValueError("latency and retry_after must not be negative")
+        if any(not _within(share, 1.0) for share in shares) or sum(shares) > 1.0:
+            raise ConfigurationError("fault rates must each be in [0, 1] and add up to at most 1")
+        if not _within(self.latency, _LONGEST) or not (
+            self.retry_after is None or _within(self.retry_after, _LONGEST)
+        ):
+            raise ConfigurationError(
+                f"latency and retry_after must be numbers of seconds from 0 to {_LONGEST:g}"
+            )
+
+
+_LONGEST = 86_400.0  # a day: a longer latency or Retry-After is a hang, not a fault
+
+
+def _within(value: object, most: float) -> bool:
+    """True for a number (not a bool) from 0 to `most` (so neither NaN nor infinity)."""
+    return isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value <= most
 
 
 @dataclass(frozen=True, slots=True)
