@@ -16,7 +16,8 @@ from collections.abc import AsyncGenerator, AsyncIterable, Awaitable, Callable, 
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
-from ._exceptions import ConfigurationError, InvalidRequestError
+from ._exceptions import ConfigurationError, EdgeDeliveryError, InvalidRequestError
+from ._rate_control import SLOWEST_RATE
 from ._schema import Problem
 
 K = TypeVar("K")
@@ -91,9 +92,14 @@ class RateLimiter:
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
     ) -> None:
-        if isinstance(rate, bool) or not isinstance(rate, int | float) or not rate > 0:
-            raise ConfigurationError("rate_limit must be a positive number of requests per second")
-        self.interval = 1.0 / rate
+        if isinstance(rate, bool) or not isinstance(rate, int | float) or not rate >= SLOWEST_RATE:
+            raise ConfigurationError(
+                f"rate_limit must be a number of requests per second, at least {SLOWEST_RATE}"
+            )
+        try:
+            self.interval = 1.0 / rate
+        except OverflowError:  # an int beyond any float: as good as no limit
+            self.interval = 0.0
         self._clock = clock
         self._sleep = sleep
         self._next = 0.0
@@ -147,10 +153,11 @@ async def fan_out(
     tasks: set[asyncio.Task[None]] = set()
     read_key, await_key = _key_readers(keys)
     exhausted = False
-    source_error: Exception | None = None  # raised once the keys read so far have results
+    source_error: BaseException | None = None  # raised once the keys read so far have results
     finishing_error: Exception | None = None  # ... or this, the first `finishing` raised
     in_flight = 0  # keys read whose result has not been yielded
     calling = 0  # ... and of those, calls not yet ended
+    closing = False  # a cancellation was thrown in at a `yield`
 
     def wake() -> None:
         if waiter is not None and not waiter.done():
@@ -162,8 +169,14 @@ async def fan_out(
             if limiter is not None:
                 await limiter.acquire()
             result: BulkResult[K, V] = BulkResult(key, await call(key))
+        except (asyncio.CancelledError, KeyboardInterrupt, SystemExit):
+            raise
         except Exception as error:  # every key gets a result, whatever the call raised
             result = BulkResult(key, error=error)
+        except BaseException as error:  # a Rust library's panic: without a result, it hung
+            failed = EdgeDeliveryError(f"the call failed: {type(error).__name__}: {error}")
+            failed.__cause__ = error
+            result = BulkResult(key, error=failed)
         calling -= 1
         finished.append(result)
         wake()
@@ -175,9 +188,9 @@ async def fan_out(
 
     def start(key: K) -> None:
         nonlocal in_flight, calling
+        counters.started += 1  # first: a progress object that raises leaves no count behind
         in_flight += 1
         calling += 1
-        counters.started += 1
         task = loop.create_task(run(key))
         tasks.add(task)
         task.add_done_callback(tasks.discard)
@@ -196,6 +209,11 @@ async def fan_out(
                 start(await next_key())
         except StopAsyncIteration:
             pass
+        except asyncio.CancelledError as error:
+            task = asyncio.current_task()
+            if task is None or task.cancelling():  # the run stops the feeder
+                raise
+            source_error = error  # the source raised it of its own: the run raises it too
         except Exception as error:  # the keys' own iterator failed
             source_error = error
         finally:
@@ -237,11 +255,15 @@ async def fan_out(
                 counters.succeeded += 1
             else:
                 counters.failed += 1
-            yield result
+            try:
+                yield result
+            except asyncio.CancelledError:  # thrown in here: being closed (`aclose` cancelled
+                closing = True  # at shutdown), where yielding again would be an error
+                raise
     except asyncio.CancelledError:
         # Stop what is in flight, then hand over every result that had finished.
         await _stop(feeder, tasks)
-        while finished:
+        while finished and not closing:
             result = finished.popleft()
             if result.error is None:
                 counters.succeeded += 1
@@ -266,10 +288,17 @@ async def collect(results: AsyncIterable[BulkResult[K, V]]) -> BulkOutcome[K, V]
     """Run a bulk iterator to the end and gather its values and errors by key."""
     outcome: BulkOutcome[K, V] = BulkOutcome()
     async for result in results:
-        if result.error is None:
-            outcome.values[result.key] = result.value  # type: ignore[assignment]
-        else:
-            outcome.errors[result.key] = result.error
+        try:
+            if result.error is None:
+                outcome.values[result.key] = result.value  # type: ignore[assignment]
+            else:
+                outcome.errors[result.key] = result.error
+        except TypeError:  # an unhashable key (a list, say) cannot be a dict's key
+            shown = type(result.key).__name__
+            raise ConfigurationError(
+                f"collect: keys must be hashable to be gathered by key, not {shown}"
+                " (iterate the results instead)"
+            ) from None
     return outcome
 
 
@@ -278,9 +307,9 @@ def _key_readers(
 ) -> tuple[Callable[[], K] | None, Callable[[], Awaitable[K]] | None]:
     """How to read the next key: directly from a sync iterator (StopIteration at its end),
     with no coroutine per key, or awaited from an async one (StopAsyncIteration)."""
-    if isinstance(keys, AsyncIterable):
-        return None, aiter(keys).__anext__
     try:
+        if isinstance(keys, AsyncIterable):
+            return None, aiter(keys).__anext__
         return iter(keys).__next__, None
     except TypeError:
         problem = Problem(

@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from ._bulk import BulkProgress, BulkResult
     from ._http import RawResponse
     from ._response import APIResponse
-    from ._telemetry import BulkTrace, Telemetry
+    from ._telemetry import Telemetry
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -249,10 +249,11 @@ class BoundEndpoint(Generic[P, T]):
         Every key yields exactly one `BulkResult`. See `fan_out` for the guarantees.
         """
         from ._bulk import fan_out
+        from ._transport import MOST_CONNECTIONS
 
         runtime = self._instance._runtime
         if isinstance(concurrency, int) and not isinstance(concurrency, bool) and concurrency > 0:
-            runtime.reserve_connections(concurrency)
+            runtime.reserve_connections(min(concurrency, MOST_CONNECTIONS))
         results = fan_out(
             self,  # type: ignore[arg-type]
             keys,
@@ -264,21 +265,26 @@ class BoundEndpoint(Generic[P, T]):
         telemetry = runtime.telemetry
         if telemetry is None:
             return results
-        return _traced(results, telemetry.start_bulk(self.operation_id or self.__name__))
+        return _traced(results, telemetry, self.operation_id or self.__name__)
 
     def __repr__(self) -> str:
         return f"<endpoint {self._method.__qualname__}>"
 
 
 async def _traced(
-    results: AsyncGenerator[BulkResult[K, T], None], trace: BulkTrace
+    results: AsyncGenerator[BulkResult[K, T], None], telemetry: Telemetry, name: str
 ) -> AsyncGenerator[BulkResult[K, T], None]:
-    """Results as they come, counted into a bulk trace that ends with the run."""
+    """Results as they come, counted into a bulk trace that starts with the first read
+    (a run never iterated has no span) and ends with the run; leaving early (`break`)
+    is no error."""
+    trace = telemetry.start_bulk(name)
     error: BaseException | None = None
     try:
         async for result in results:
             trace.item(result.ok)
             yield result
+    except GeneratorExit:
+        raise
     except BaseException as exc:
         error = exc
         raise

@@ -320,7 +320,10 @@ def encode_path_value(
     elif isinstance(value, int):
         number = int(value)  # the integer itself, whatever a subclass's str() says
         if not _INT64[0] <= number <= _INT64[1]:
-            problems.append(Problem(name, f"{number} is out of the 64-bit integer range"))
+            # (past 4,300 digits, str() itself raises ValueError: name its size instead)
+            shown = number if number.bit_length() <= 256 else f"a {number.bit_length()}-bit integer"
+            problems.append(Problem(name, f"{shown} is out of the 64-bit integer range"))
+            return ""
         return str(number)
     elif integer_only:
         problems.append(Problem(name, f"must be an integer, not {type(value).__name__}"))

@@ -213,16 +213,24 @@ def head_too_large(request: RawRequest) -> APIConnectionError:
     return APIConnectionError(message, method=request.method, path=request.path, request_sent=True)
 
 
+# More connections than one host's ports could ever hold; the Rust transports' pools
+# panic past their own (smaller than 2**62) limits.
+MOST_CONNECTIONS = 65_536
+
+
 def check_limits(
     max_connections: int, max_response_bytes: int, *, name: str = "max_response_bytes"
 ) -> None:
-    """Raise `ConfigurationError` unless both are positive integers (the second called `name`)."""
+    """Raise `ConfigurationError` unless both are positive integers (the second called
+    `name`), and `max_connections` is at most `MOST_CONNECTIONS`."""
     for label, value in (
         ("max_connections", max_connections),
         (name, max_response_bytes),
     ):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ConfigurationError(f"{label} must be a positive integer")
+    if max_connections > MOST_CONNECTIONS:
+        raise ConfigurationError(f"max_connections must be at most {MOST_CONNECTIONS:,}")
 
 
 class TransportFailure(Exception):

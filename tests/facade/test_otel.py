@@ -128,6 +128,20 @@ async def test_a_bulk_run_is_a_span_with_counters(otel: Otel) -> None:
     assert counts == {"ok": 2, "error": 1}
 
 
+async def test_a_bulk_span_starts_when_read_and_a_break_is_no_error(otel: Otel) -> None:
+    """The span began when `.map()` was called (a run never read left one open), and a
+    `break` ended it with status ERROR and error.type GeneratorExit."""
+    async with mock_client(Recorder(OK), telemetry=otel.telemetry) as client:
+        client.shield.get_zone_by_pull_zone.map([1, 2, 3])  # made, never read
+        results = client.shield.get_zone_by_pull_zone.map([1, 2, 3])
+        async for _ in results:
+            break
+        await results.aclose()
+    (bulk,) = [span for span in otel.finished() if span.name.startswith("edgedelivery.bulk")]
+    assert bulk.status.status_code is StatusCode.UNSET
+    assert "error.type" not in bulk.attributes
+
+
 async def test_the_key_is_in_no_attribute(otel: Otel) -> None:
     recorder = Recorder(httpx.Response(503), OK)
     async with mock_client(recorder, telemetry=otel.telemetry) as client:
