@@ -14,11 +14,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .._exceptions import ConfigurationError
+from .._rate_control import SLOWEST_RATE
 
-# What a fake limit may be: slower than one request in about 17 minutes, or faster than
-# a billion a second, is no API's limit, and past these the bucket's arithmetic (the
-# reset time, the header numbers) leaves what a float holds exactly.
-SLOWEST = 0.001
+# What a fake limit may be: slower than the client's slowest pace (one request in about
+# 17 minutes), or faster than a billion a second, is no API's limit, and past these the
+# bucket's arithmetic (the reset time, the header numbers) leaves what a float holds.
+SLOWEST = SLOWEST_RATE
 LARGEST = 1e9
 
 
