@@ -200,13 +200,13 @@ def parse_retry_after(value: str | None) -> float | None:
     if _DELTA_SECONDS.fullmatch(value):
         seconds = float(value)
     else:
-        try:
+        try:  # (a year of 20 digits overflows, a date outside 1-9999 is a ValueError)
             when = email.utils.parsedate_to_datetime(value)
-        except (TypeError, ValueError, IndexError):
+            if when.tzinfo is None:
+                return None
+            seconds = when.timestamp() - time.time()
+        except (TypeError, ValueError, IndexError, OverflowError):
             return None
-        if when.tzinfo is None:
-            return None
-        seconds = when.timestamp() - time.time()
     if seconds != seconds or seconds in (float("inf"), float("-inf")):
         return None
     return max(0.0, seconds)

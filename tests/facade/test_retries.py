@@ -390,6 +390,9 @@ async def test_retries_taken_via_with_response(clock: FakeClock) -> None:
         ("\uff15", None),  # a full-width digit
         ("\u0665", None),  # an Arabic-Indic digit
         ("9" * 400, None),  # no float holds it
+        ("Mon, 01 Jan 99999999999999999999 00:00:00 GMT", None),  # overflowed a C long
+        ("Mon, 01 Jan 10000 00:00:00 GMT", None),  # past datetime's last year
+        ("Mon, 01 Jan 2026 99:00:00 GMT", None),
     ],
 )
 def test_retry_after_seconds_are_ascii_digits(value: str, seconds: float | None) -> None:
