@@ -12,11 +12,12 @@ import asyncio
 import ipaddress
 import logging
 import platform
+import string
 import time
 from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import quote, urljoin, urlsplit
 
 from . import _hooks
 from ._exceptions import APIConnectionError, ConfigurationError, status_error
@@ -35,6 +36,11 @@ _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 _ACCEPT_JSON = {"User-Agent": USER_AGENT, "Accept": "application/json"}
 _SEND_JSON = {**_ACCEPT_JSON, "Content-Type": "application/json"}
 _MAX_REDIRECTS = 5
+# What a followed Location may hold: RFC 3986's characters. Parsers read anything else
+# (a backslash, a control character, a space) their own ways: WHATWG's, which the Rust
+# transports follow, takes "\\" for "/", so "http://other\\@api/" named the API to
+# urllib and another host (sent the key) to them.
+_URI_CHARACTERS = frozenset(string.ascii_letters + string.digits + "-._~:/?#[]@!$&'()*+,;=%")
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,9 +272,17 @@ class Engine:
         location = reply.headers.get("location")
         if not location or (request.method != "GET" and reply.status not in (307, 308)):
             return None
+        location = _as_uri(location)
+        if location is None:
+            log.warning(
+                "not following a redirect of %s %s: its Location is no URI",
+                request.method,
+                request.path,
+            )
+            return None
         try:
             target = urljoin(request.url, location)
-            elsewhere = origin(target) != self._origin
+            elsewhere = origin(target) != self._origin or "@" in urlsplit(target).netloc
         except ValueError:  # an unreadable Location (bad IPv6 literal or port)
             return None
         if elsewhere:
@@ -277,6 +291,17 @@ class Engine:
             )
             return None
         return target
+
+
+def _as_uri(location: str) -> str | None:
+    """A Location as an RFC 3986 URI reference, its non-ASCII text percent-encoded as
+    UTF-8 (as browsers do); None when it holds other characters outside RFC 3986."""
+    if not location.isascii():
+        location = "".join(
+            c if c.isascii() else quote(c, encoding="utf-8", errors="surrogateescape")
+            for c in location
+        )
+    return location if _URI_CHARACTERS.issuperset(location) else None
 
 
 def check_base_url(base_url: str, *, allow_insecure_http: bool) -> str:
