@@ -318,7 +318,8 @@ def _header_bytes(headers: wreq.HeaderMap) -> int:
 
 
 class Headers(Mapping[str, str]):
-    """A wreq reply's headers as text, case-insensitive (decoded when asked for)."""
+    """A wreq reply's headers as text, case-insensitive (decoded when asked for), values
+    as aiohttp reads them: UTF-8, other bytes kept as lone surrogates."""
 
     __slots__ = ("_map",)
 
@@ -329,7 +330,7 @@ class Headers(Mapping[str, str]):
         value = self._map.get(name)
         if value is None:
             raise KeyError(name)
-        return bytes(value).decode("latin-1")
+        return bytes(value).decode("utf-8", "surrogateescape")
 
     def __iter__(self) -> Iterator[str]:
         names = self._map.keys()  # a list of memoryviews (a HeaderMap is not iterable)
@@ -352,9 +353,14 @@ def _reason(message: str) -> str:
     return ", ".join(dict.fromkeys(found))
 
 
+# wreq's words for a failure to connect (the request not sent), as whole words:
+# "is_connection_reset ... kind: ConnectionReset" is a reply cut off, sent.
+_CONNECTING = re.compile(r"\bis_connect\b|\bkind: Connect\b")
+
+
 def _mapped(exc: Exception, request: RawRequest, secrets: Any) -> APIConnectionError:
     message = str(exc)
-    connecting = "is_connect" in message or "kind: Connect" in message
+    connecting = _CONNECTING.search(message) is not None
     reason = redact(_reason(message), secrets)
     if isinstance(exc, WreqTimeoutError) or "source: TimedOut" in message:  # also mid-body
         what = "timed out connecting" if connecting else "timed out waiting for the reply"

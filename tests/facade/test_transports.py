@@ -26,6 +26,7 @@ from transport.loopback import (
     loopback_server,
     needs_wreq,
     open_client,
+    reset,
     status,
 )
 
@@ -248,6 +249,16 @@ async def test_reply_cut_off(name: str, server: LoopbackServer) -> None:
             await client.registries.add(display_name="main")
     assert info.value.request_sent is True
     assert len(server.requests) == 1  # a POST the server may have acted on is not resent
+
+
+async def test_reply_reset(name: str, server: LoopbackServer) -> None:
+    server.replies = [reset]
+    async with open_client(name, KEY, server.base_url, retry=FAST) as client:
+        with pytest.raises(APIConnectionError) as info:
+            await client.registries.add(display_name="main")
+    assert info.value.request_sent is True  # wreq took "is_connection_reset" for "is_connect"
+    assert "could not connect" not in str(info.value)
+    assert len(server.requests) == 1
 
 
 async def test_redirects(name: str, server: LoopbackServer) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import socket
+import struct
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -126,6 +127,21 @@ async def cut_off(request: web.Request) -> web.StreamResponse:
     await response.write(b'{"id": ')
     assert request.transport is not None
     request.transport.close()
+    return response
+
+
+async def reset(request: web.Request) -> web.StreamResponse:
+    """Part of a reply, then a TCP reset (not a clean close): "connection reset by peer"."""
+    response = web.StreamResponse(status=200, headers={"Content-Length": "100"})
+    await response.prepare(request)
+    await response.write(b'{"id": ')
+    await asyncio.sleep(0.05)  # the client has the head before the reset
+    transport = request.transport
+    assert transport is not None
+    transport.get_extra_info("socket").setsockopt(
+        socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0)
+    )
+    transport.abort()
     return response
 
 
