@@ -184,7 +184,13 @@ class RawResponse:
 
         request = httpx.Request(self.method, self.url)
         # The body is already decoded: drop the headers that describe the encoded one.
-        headers = [(k, v) for k, v in self.headers.items() if k.lower() not in _ENCODED_BODY]
+        # Values as bytes: httpx takes no text outside ASCII (the transports read UTF-8,
+        # other bytes as lone surrogates, which this gives back as they came).
+        headers = [
+            (k.encode("utf-8", "surrogateescape"), v.encode("utf-8", "surrogateescape"))
+            for k, v in self.headers.items()
+            if k.lower() not in _ENCODED_BODY
+        ]
         return httpx.Response(self.status, headers=headers, content=self.content, request=request)
 
 

@@ -42,7 +42,7 @@ from datetime import timedelta
 
 from pyreqwest import exceptions as rx
 from pyreqwest.client import Client, ClientBuilder
-from pyreqwest.http import Url
+from pyreqwest.http import HeaderMap, Url
 from pyreqwest.proxy import ProxyBuilder
 from pyreqwest.response import Response
 
@@ -151,9 +151,9 @@ class ReqwestTransport:
             if request.content is not None:
                 builder = builder.body_bytes(request.content)
             async with builder.timeout(total).build_streamed() as reply:
-                headers = reply.headers
-                if sum(len(k) + len(v) for k, v in headers.items()) <= MAX_HEADER_BYTES:
-                    content = await _read(reply, self.max_response_bytes, request.sink)
+                headers, size = _readable(reply.headers)
+                if size <= MAX_HEADER_BYTES:
+                    content = await _read(reply, headers, self.max_response_bytes, request.sink)
                     return received(
                         request, reply.status, headers, content, started, self.max_response_bytes
                     )
@@ -172,17 +172,41 @@ class ReqwestTransport:
             await client.close()
 
 
-async def _read(reply: Response, limit: int, sink: BodySink | None = None) -> bytes | None:
+def _readable(headers: HeaderMap) -> tuple[HeaderMap, int]:
+    """The reply's header fields, and the bytes of their names and values.
+
+    pyreqwest reads no value that is not visible ASCII (a `ValueError`): then the
+    fields it can read, in a map of their own, and the others are left out.
+    """
+    try:
+        return headers, sum(len(k) + len(v) for k, v in headers.items())
+    except ValueError:
+        pass
+    readable = HeaderMap()
+    for name in dict.fromkeys(headers.keys()):
+        try:
+            values = headers.getall(name)
+        except ValueError:
+            continue
+        for value in values:
+            readable.append(name, value)
+    return readable, sum(len(k) + len(v) for k, v in readable.items())
+
+
+async def _read(
+    reply: Response, headers: HeaderMap, limit: int, sink: BodySink | None = None
+) -> bytes | None:
     """The decoded body, or None as soon as it goes past `limit` bytes.
 
     A 2xx body goes to `sink` when there is one (b"" then), within the sink's limit.
     """
     if sink is not None and 200 <= reply.status < 300:
         return await into_sink(_blocks(reply), sink)
-    length = reply.headers.get("content-length")
-    if length is not None and length.isdigit():
+    length = headers.get("content-length")
+    if length is not None and length.isdigit() and "transfer-encoding" not in headers:
         # pyreqwest drops Content-Length when it decodes, so this body is not
-        # decoded and its framing bounds it to the length.
+        # decoded and its framing bounds it to the length (chunked framing, if
+        # given too, wins over the length: then the blocks below count).
         if int(length) > limit:
             return None
         return (await reply.bytes()).to_bytes()
