@@ -371,7 +371,12 @@ def _field_errors(errors: Any) -> list[FieldError]:
 def _text(value: Any) -> str | None:
     if value is None or value == "":
         return None
-    return value if isinstance(value, str) else json.dumps(value, default=str)
+    if isinstance(value, str):
+        return value
+    try:
+        return json.dumps(value, default=str)
+    except RecursionError:  # orjson reads 1,024 levels, more than json.dumps may write
+        return f"(a JSON {'object' if isinstance(value, Mapping) else 'array'} nested too deep)"
 
 
 def _summary_of_text(text: str) -> str | None:

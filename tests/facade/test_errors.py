@@ -272,6 +272,27 @@ async def test_unwrapped_error_bodies(
     assert error.error_key == error_key
 
 
+DEEP = "[" * 980 + "]" * 980  # within orjson's 1,024 levels, past what json.dumps writes
+
+
+@pytest.mark.parametrize(
+    ("status", "body"),
+    [
+        (500, '{"Message": ' + DEEP + "}"),
+        (400, '{"errors": {"name": ' + DEEP + "}}"),
+        (404, '{"error": {"message": ' + DEEP + "}}"),
+        (404, '{"success": false, "message": {"a": ' + DEEP + "}}"),
+    ],
+    ids=["Message", "errors", "error.message", "message"],
+)
+async def test_a_message_nested_too_deep_to_show(status: int, body: str) -> None:
+    error = await raised(reply(status, content=body.encode()), get_registry)
+
+    assert isinstance(error, APIStatusError)
+    assert error.status_code == status
+    assert len(str(error)) < 1000
+
+
 async def test_upload_scanning_wrapper_on_error_status() -> None:
     error = await raised(reply(404, SCANNING_FAILURE), lambda c: c.shield.get_upload_scanning(7))
 
