@@ -34,6 +34,9 @@ DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024
 # The most a reply's header fields may hold (names and values, in bytes), on every
 # transport: a reply with more ends with APIConnectionError before its body is read.
 MAX_HEADER_BYTES = 64 * 1024
+# ... and at most this many fields: hyper's limit (wreq, reqwest), which pyreqwest cannot
+# raise, so it is the SDK's on every transport.
+MAX_HEADER_FIELDS = 100
 
 ACCESS_KEY_HEADER = "AccessKey"
 

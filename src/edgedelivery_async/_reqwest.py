@@ -242,6 +242,8 @@ def _mapped(
         return connection_error(
             request, what, exc, sent=not connecting, timeout=True, secrets=secrets
         )
+    if any(message.endswith("message head is too large") for message in messages):
+        return head_too_large(request)  # hyper's limits on a reply's head
     what = "could not connect" if connecting else "connection failed"
     what = f"{what} ({type(exc).__name__})"
     if connecting:

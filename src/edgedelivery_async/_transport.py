@@ -51,6 +51,7 @@ from ._exceptions import (
 from ._http import (
     DEFAULT_MAX_RESPONSE_BYTES,
     MAX_HEADER_BYTES,
+    MAX_HEADER_FIELDS,
     AccessKey,
     BodySink,
     RawRequest,
@@ -210,11 +211,18 @@ def raw_header_bytes(fields: Iterable[tuple[bytes, bytes]]) -> int:
 
 
 def head_too_large(request: RawRequest) -> APIConnectionError:
-    """The error for a reply whose header fields hold more than `MAX_HEADER_BYTES`."""
-    what = f"the reply's headers hold more than {MAX_HEADER_BYTES} bytes (the SDK's limit)"
+    """The error for a reply with more header fields than `MAX_HEADER_FIELDS`, or whose
+    fields hold more than `MAX_HEADER_BYTES`."""
+    what = (
+        f"the reply's headers are past the SDK's limits (at most {MAX_HEADER_FIELDS} fields"
+        f" holding at most {MAX_HEADER_BYTES} bytes)"
+    )
     message = f"{_PHRASES['connection failed'].format(_host_port(request.url))}: {what}"
     return APIConnectionError(message, method=request.method, path=request.path, request_sent=True)
 
+
+# How aiohttp's parser words a reply past `max_headers` or `max_field_size`.
+_AIOHTTP_HEAD_LIMITS = ("Too many headers", "Got more than")
 
 # More connections than one host's ports could ever hold; the Rust transports' pools
 # panic past their own (smaller than 2**62) limits.
@@ -525,6 +533,7 @@ class AiohttpTransport:
             # is 8190 bytes a line): the limit is the same on every transport.
             max_line_size=MAX_HEADER_BYTES,
             max_field_size=MAX_HEADER_BYTES,
+            max_headers=MAX_HEADER_FIELDS,
         )
         closer = _close_when_loop_ends(session)
         # Run it to its `yield` now: its first step makes it known to the running loop,
@@ -593,7 +602,14 @@ class AiohttpTransport:
         except aiohttp.ClientConnectorError as exc:
             what = f"could not connect ({type(exc).__name__})"
             error = connection_error(request, what, exc, sent=False, secrets=secrets)
-        except (aiohttp.ClientError, OSError) as exc:
+        except aiohttp.ClientResponseError as exc:  # also aiohttp's own header limits
+            if exc.message.startswith(_AIOHTTP_HEAD_LIMITS):
+                error = head_too_large(request)
+            else:
+                what = f"connection failed ({type(exc).__name__})"
+                error = connection_error(request, what, exc, sent=True, secrets=secrets)
+        except (aiohttp.ClientError, OSError, ValueError) as exc:  # (ValueError: yarl's, a
+            # URL or header value it refuses, which the SDK should have refused before)
             what = f"connection failed ({type(exc).__name__})"
             error = connection_error(request, what, exc, sent=True, secrets=secrets)
         else:
@@ -822,7 +838,8 @@ class HttpxTransport:
             stream=True,
         )
         try:
-            if raw_header_bytes(reply.headers.raw) > MAX_HEADER_BYTES:
+            fields = reply.headers.raw
+            if len(fields) > MAX_HEADER_FIELDS or raw_header_bytes(fields) > MAX_HEADER_BYTES:
                 content: bytes | None = b""
                 outcome = _HEAD_TOO_LARGE
             else:

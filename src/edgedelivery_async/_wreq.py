@@ -373,6 +373,8 @@ def _mapped(exc: Exception, request: RawRequest, secrets: Any) -> APIConnectionE
     if isinstance(exc, ProxyConnectionError) or "tunnel" in message.lower():
         what = f"the proxy refused the tunnel: {reason or type(exc).__name__}"
         return connection_error(request, what, exc, sent=False, secrets=secrets)
+    if "Parse(TooLarge)" in message:  # hyper's limits on a reply's head
+        return head_too_large(request)
     what = "could not connect" if connecting else "connection failed"
     what = f"{what} ({type(exc).__name__})" + (f": {reason}" if reason else "")
     return connection_error(request, what, exc, sent=not connecting, secrets=secrets)
