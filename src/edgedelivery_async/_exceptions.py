@@ -342,7 +342,7 @@ def error_details(body: Any) -> ErrorDetails:
         details.field = _text(body.get("Field"))
         details.message = _text(body.get("Message"))
     if "statusCode" in body and details.message is None:  # shield result object, or {statusCode}
-        details.message = f"result object with status {body.get('statusCode')}"
+        details.message = f"result object with status {_text(body.get('statusCode'))}"
     if "title" in body or "detail" in body:  # problem-style and validation-style
         details.message = _text(body.get("detail")) or _text(body.get("title"))
         details.error_key = details.error_key or _problem_key(body.get("type"))

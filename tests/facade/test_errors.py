@@ -282,8 +282,9 @@ DEEP = "[" * 980 + "]" * 980  # within orjson's 1,024 levels, past what json.dum
         (400, '{"errors": {"name": ' + DEEP + "}}"),
         (404, '{"error": {"message": ' + DEEP + "}}"),
         (404, '{"success": false, "message": {"a": ' + DEEP + "}}"),
+        (400, '{"statusCode": ' + DEEP + "}"),
     ],
-    ids=["Message", "errors", "error.message", "message"],
+    ids=["Message", "errors", "error.message", "message", "statusCode"],
 )
 async def test_a_message_nested_too_deep_to_show(status: int, body: str) -> None:
     error = await raised(reply(status, content=body.encode()), get_registry)
