@@ -23,15 +23,26 @@ class Timeout:
 
     def __post_init__(self) -> None:
         for name in ("connect", "read", "total"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
-                raise ConfigurationError(f"Timeout.{name} must be a positive number of seconds")
+            if not _seconds(getattr(self, name)):
+                raise ConfigurationError(f"Timeout.{name} must be {_SECONDS}")
 
     @classmethod
     def of(cls, value: Timeout | float) -> Timeout:
         """A Timeout from a Timeout or a number of seconds for the whole attempt."""
         if isinstance(value, Timeout):
             return value
-        if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
-            raise ConfigurationError("timeout must be a Timeout or a positive number of seconds")
+        if not _seconds(value):
+            raise ConfigurationError(f"timeout must be a Timeout or {_SECONDS}")
         return cls(connect=min(5.0, value), read=value, total=value)
+
+
+# The longest timeout: about 31 years. The Rust transports take at most about 2,700
+# years (a timedelta); NaN, infinity and an int past any float are refused with it.
+LONGEST = 1e9
+_SECONDS = f"a number of seconds above 0 and at most {LONGEST:,.0f}"
+
+
+def _seconds(value: object) -> bool:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    return 0 < value <= LONGEST  # (False for NaN; an int of any size compares)

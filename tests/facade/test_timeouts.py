@@ -14,6 +14,7 @@ from edgedelivery_async import (
     EdgeDeliveryClient,
     Timeout,
 )
+from edgedelivery_async._timeouts import LONGEST
 
 from .conftest import BASE, REGISTRY, mock_client
 
@@ -64,7 +65,9 @@ def test_with_options_timeout_leaves_the_original_alone() -> None:
     assert quick.with_options(max_retries=1).timeout == quick.timeout
 
 
-@pytest.mark.parametrize("bad", [0, -1, True, "5", float("nan"), [1]])
+@pytest.mark.parametrize(
+    "bad", [0, -1, True, "5", float("nan"), [1], float("inf"), 10**400, 1e15, LONGEST * 2]
+)
 def test_invalid_timeouts(bad: Any) -> None:
     with pytest.raises(ConfigurationError):
         EdgeDeliveryClient("k", BASE, timeout=bad)

@@ -40,6 +40,7 @@ from edgedelivery_async import (
     Timeout,
 )
 from edgedelivery_async._engine import USER_AGENT
+from edgedelivery_async._timeouts import LONGEST
 from edgedelivery_async._transport import AiohttpTransport
 
 from .conftest import FAST, KEY, UPLOAD_SCANNING
@@ -175,6 +176,13 @@ async def test_hanging_server_times_out(name: str, server: LoopbackServer) -> No
     assert post.value.request_sent is True
     assert "waiting for the reply" in str(post.value)
     assert [r.method for r in server.requests] == ["GET", "GET", "POST"]
+
+
+async def test_the_longest_timeout_is_taken(name: str, server: LoopbackServer) -> None:
+    """(10**14 s overflowed the Rust transports' timedelta, 10**400 every transport.)"""
+    longest = Timeout(connect=LONGEST, read=LONGEST, total=LONGEST)
+    async with open_client(name, KEY, server.base_url, timeout=longest) as client:
+        assert (await client.registries.get(31)).id == 31
 
 
 async def test_read_timeout_shorter_than_total(name: str, server: LoopbackServer) -> None:
