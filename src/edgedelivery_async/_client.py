@@ -225,7 +225,7 @@ class EdgeDeliveryClient(Resources):
         Closing the copy leaves the pool open; close the original when done.
         """
         copy = object.__new__(EdgeDeliveryClient)
-        merged = {**self._options.headers, **(headers or {})}
+        merged = {**self._options.headers, **_check_headers(headers or {})}
         options = _options(
             self._options,
             timeout=timeout,

@@ -12,6 +12,7 @@ import random
 from dataclasses import dataclass
 
 from ._exceptions import APIConnectionError, ConfigurationError
+from ._timeouts import LONGEST
 
 _IDEMPOTENT = frozenset({"GET", "HEAD", "PUT", "DELETE", "OPTIONS"})
 _RETRY_IDEMPOTENT = frozenset({408, 429, 500, 502, 503, 504})
@@ -49,8 +50,12 @@ class RetryPolicy:
                 raise ConfigurationError(f"{name} must be an integer")
             if value < 0:
                 raise ConfigurationError(f"{name} must not be negative")
-        if not 0 <= self.jitter <= 1:
-            raise ConfigurationError("jitter must be between 0 and 1")
+        for name in ("initial_delay", "max_delay", "max_retry_after", "jitter"):
+            value, most = getattr(self, name), 1 if name == "jitter" else int(LONGEST)
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise ConfigurationError(f"{name} must be a number")
+            if not 0 <= value <= most:  # (NaN and infinity too)
+                raise ConfigurationError(f"{name} must be between 0 and {most:,}")
 
     def retryable_status(self, method: str, status: int) -> bool:
         """Whether a reply with this status may be retried for this method."""
@@ -77,5 +82,5 @@ class RetryPolicy:
             if retry_after > self.max_retry_after:
                 return None
             return retry_after * (1.0 + self.jitter * random.random())  # noqa: S311
-        backoff = min(self.initial_delay * 2.0**retries_taken, self.max_delay)
+        backoff = min(self.initial_delay * 2.0 ** min(retries_taken, 64), self.max_delay)
         return backoff * (1.0 - self.jitter * random.random())  # noqa: S311 - jitter, not crypto

@@ -128,6 +128,10 @@ def test_with_options_max_retries_keeps_the_rest_of_the_policy() -> None:
         {"default_headers": {"X-A": "a\r\nAccessKey: stolen"}},
         {"default_headers": {"X-A": "café"}},
         {"default_headers": {"X-Ä": "x"}},
+        {"default_headers": {"X Y": "1"}},  # sent as given on aiohttp, a raw error on reqwest
+        {"default_headers": {"X(y)": "1"}},
+        {"default_headers": {"Content-Length": "5"}},  # hung aiohttp, h11's error on httpx
+        {"default_headers": {"transfer-encoding": "chunked"}},
     ],
 )
 def test_invalid_options(options: dict[str, Any]) -> None:
@@ -137,17 +141,49 @@ def test_invalid_options(options: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize(
     "options",
-    [{"max_retries": -1}, {"headers": {"X-A": "\n"}}, {"headers": {"X-A": "ü"}}, {"retry": "x"}],
+    [
+        {"max_retries": -1},
+        {"headers": {"X-A": "\n"}},
+        {"headers": {"X-A": "ü"}},
+        {"retry": "x"},
+        {"headers": [("X-A", "1")]},  # a raw TypeError before
+        {"headers": "X-A"},
+    ],
 )
 def test_invalid_with_options(options: dict[str, Any]) -> None:
     with pytest.raises(ConfigurationError):
         EdgeDeliveryClient(KEY, BASE).with_options(**options)
 
 
-@pytest.mark.parametrize("jitter", [-0.1, 1.5])
-def test_invalid_jitter(jitter: float) -> None:
+@pytest.mark.parametrize(
+    "policy",
+    [
+        {"jitter": -0.1},
+        {"jitter": 1.5},
+        {"jitter": "x"},  # a raw TypeError before
+        {"jitter": None},
+        {"jitter": True},
+        # accepted before, then a raw TypeError or OverflowError at the first retry
+        {"initial_delay": "0.5"},
+        {"max_delay": "8"},
+        {"max_retry_after": "60"},
+        {"initial_delay": 10**400},
+        {"initial_delay": -1},
+        {"initial_delay": float("nan")},  # the call never ended
+        {"initial_delay": float("inf")},
+        {"max_delay": float("inf")},
+        {"max_retry_after": 2e9},
+    ],
+)
+def test_invalid_retry_policy(policy: dict[str, Any]) -> None:
     with pytest.raises(ConfigurationError):
-        RetryPolicy(jitter=jitter)
+        RetryPolicy(**policy)
+
+
+def test_the_backoff_of_a_thousand_retries_is_max_delay() -> None:
+    """(2.0 ** 1024 overflowed: a raw OverflowError at the 1,024th retry of one call.)"""
+    policy = RetryPolicy(max_retries=10**6, max_delay=3.0, jitter=0)
+    assert policy.delay(5000) == 3.0
 
 
 @pytest.mark.parametrize(("access_key", "base_url"), [(123, BASE), (KEY, 123), (b"key", BASE)])
