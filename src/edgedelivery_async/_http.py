@@ -134,10 +134,22 @@ def header_problem(name: object, value: object) -> str | None:
     """
     if not isinstance(name, str) or not isinstance(value, str):
         return f"header {name!r}: names and values must be strings"
-    text = name + value
-    if not name or ":" in name or not (text.isascii() and text.isprintable()):
-        return f"invalid header {name!r}: use printable ASCII only"
+    if not _TOKEN.fullmatch(name) or not (value.isascii() and value.isprintable()):
+        return (
+            f"invalid header {name!r}: use printable ASCII only (in names no spaces"
+            ' and none of ()<>@,;:\\"/[]?={})'
+        )
+    if name.lower() in _FRAMING:
+        return f"header {name!r} is the SDK's own: it frames the body it sends"
     return None
+
+
+# RFC 9110's token: what a header's name may hold ("X Y" or "X(y)" went out as given on
+# aiohttp and raised a raw ValueError on reqwest).
+_TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
+# The headers that frame a request's body: a caller's would contradict the SDK's framing
+# (a wrong Content-Length hung aiohttp's reply and raised h11's own error on httpx).
+_FRAMING = frozenset({"content-length", "transfer-encoding"})
 
 
 def headers_with_key(request: RawRequest) -> dict[str, str]:
