@@ -31,6 +31,18 @@ if TYPE_CHECKING:
 class EdgeDeliveryError(Exception):
     """Base class of every error the SDK raises."""
 
+    def __init__(self, *args: object) -> None:
+        # A message may quote text a caller or a server gave, with lone surrogates in it
+        # (JSON's "\ud800"), which no stream can write: they are shown escaped.
+        super().__init__(*(_writable(arg) if isinstance(arg, str) else arg for arg in args))
+
+
+def _writable(text: str) -> str:
+    """`text` with any lone surrogate written as its escape (\\udc80), the rest as it is."""
+    if text.isascii():
+        return text
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
 
 class ConfigurationError(EdgeDeliveryError, ValueError):
     """The client is configured so that no request can be made (no base URL, plain http)."""

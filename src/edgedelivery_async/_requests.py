@@ -249,7 +249,7 @@ def _scalar_text(value: Any) -> str:
 
 def prepare_raw(call: Call[Any]) -> Prepared:
     """`client.request(...)`: a path of the API, any query and JSON body, checked for safety."""
-    method = str(call.method).upper()
+    method = call.method.upper() if isinstance(call.method, str) else ""
     problems: list[Problem] = []
     path = call.raw_path
     if not isinstance(path, str) or not path.startswith("/") or path.startswith("//"):
@@ -261,7 +261,7 @@ def prepare_raw(call: Call[Any]) -> Prepared:
         )
     elif any(part in (".", "..") for part in path.split("/")):
         problems.append(Problem("path", "must not contain '.' or '..' segments"))
-    if not method.isalpha():
+    if not (method.isascii() and method.isalpha()):
         problems.append(Problem("method", f"{call.method!r} is not an HTTP method"))
     parts: list[str] = []
     if not isinstance(call.query, Mapping):
@@ -277,12 +277,9 @@ def prepare_raw(call: Call[Any]) -> Prepared:
                 else [value]
             )
             for item in items:
-                if isinstance(item, str | int | float) and not isinstance(item, Enum):
-                    parts.append(f"{quote(name, safe='')}={quote(_scalar_text(item), safe='')}")
-                elif isinstance(item, Enum):
-                    parts.append(f"{quote(name, safe='')}={quote(str(item.value), safe='')}")
-                else:
-                    problems.append(Problem(name, f"a {type(item).__name__} cannot be sent"))
+                text = _raw_query_text(name, item, problems)
+                if text is not None:
+                    parts.append(f"{quote(name, safe='')}={quote(text, safe='')}")
     headers: dict[str, str] = {}
     if not isinstance(call.headers, Mapping):
         problems.append(Problem("headers", "must be a mapping of strings"))
@@ -306,6 +303,24 @@ def prepare_raw(call: Call[Any]) -> Prepared:
         raise InvalidRequestError(f"{method} {call.raw_path}", problems)
     target = quote(path, safe="/%:@!$&'()*+,;=-._~") + ("?" + "&".join(parts) if parts else "")
     return Prepared(None, method, target, headers, content, False)
+
+
+def _raw_query_text(name: str, item: object, problems: list[Problem]) -> str | None:
+    """One value of `client.request(params=...)` as text, or None with a problem listed."""
+    if isinstance(item, Enum):
+        text = str(item.value)
+    elif not isinstance(item, str | int | float):
+        problems.append(Problem(name, f"a {type(item).__name__} cannot be sent"))
+        return None
+    elif isinstance(item, int) and not isinstance(item, bool) and item.bit_length() > 256:
+        problems.append(Problem(name, f"a {item.bit_length()}-bit integer is too long to send"))
+        return None
+    else:
+        text = _scalar_text(item)
+    if not (_encodable(name) and _encodable(text)):
+        problems.append(Problem(name, "must be valid Unicode text (no lone surrogates)"))
+        return None
+    return text
 
 
 def encode_path_value(

@@ -294,6 +294,15 @@ async def test_a_message_nested_too_deep_to_show(status: int, body: str) -> None
     assert len(str(error)) < 1000
 
 
+async def test_a_lone_surrogate_in_a_message_is_shown_escaped() -> None:
+    """JSON may spell one ("\\ud800"); printed or logged as it was, it raised."""
+    error = await raised(reply(500, content=b'{"Message": "bad \\ud800 text"}'), get_registry)
+
+    assert isinstance(error, InternalServerError)
+    assert "bad \\ud800 text" in str(error)
+    str(error).encode()
+
+
 async def test_upload_scanning_wrapper_on_error_status() -> None:
     error = await raised(reply(404, SCANNING_FAILURE), lambda c: c.shield.get_upload_scanning(7))
 

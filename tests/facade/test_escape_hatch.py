@@ -56,13 +56,29 @@ async def test_request_with_response_and_the_error_tree() -> None:
         ("/a", {"params": ["x"]}),
         ("/a", {"json": {"x": float("nan")}}),
         ("/a", {"headers": {"X": "line\nbreak"}}),
+        # raw UnicodeEncodeError and ValueError before
+        ("/a", {"params": {"q": "\ud800"}}),
+        ("/a", {"params": {"\ud800": "x"}}),
+        ("/a", {"params": {"page": 10**5000}}),
+        ("/a", {"headers": {"X Y": "1"}}),
+        ("/a", {"headers": {"Content-Length": "5"}}),
     ],
 )
 async def test_request_refuses_what_could_leave_the_api(path: str, options: dict[str, Any]) -> None:
     recorder = Recorder(httpx.Response(200, json={}))
     async with mock_client(recorder) as client:
-        with pytest.raises(InvalidRequestError):
+        with pytest.raises(InvalidRequestError) as info:
             await client.request("GET", path, **options)
+    assert recorder.requests == []
+    str(info.value).encode()  # a lone surrogate given is shown escaped: the message is writable
+
+
+@pytest.mark.parametrize("method", ["GÉT", "G T", "", 7])
+async def test_request_refuses_what_is_no_http_method(method: Any) -> None:
+    recorder = Recorder(httpx.Response(200, json={}))
+    async with mock_client(recorder) as client:
+        with pytest.raises(InvalidRequestError, match="not an HTTP method"):
+            await client.request(method, "/a")
     assert recorder.requests == []
 
 
