@@ -93,7 +93,10 @@ class Proxy:
         shown = _without_userinfo(text)
         if not text.isascii() or not text.isprintable() or " " in text:
             _refuse(f"{what} must be a URL of printable ASCII without spaces")
-        parts = urlsplit(text)
+        try:
+            parts = urlsplit(text)
+        except ValueError:  # "Invalid IPv6 URL": an unclosed "[" in the host
+            _refuse(f"{what} is not a URL ({shown!r})")
         scheme = parts.scheme.lower()
         if scheme not in _SCHEMES:
             kind = f"{scheme}://" if "://" in text and scheme else "no scheme"

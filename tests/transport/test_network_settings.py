@@ -216,6 +216,8 @@ def test_the_proxy_password_is_in_no_repr() -> None:
         ("http://u:raw/hidden-pw@proxy:3128", "invalid port ('http://***@proxy:3128')"),
         (3128, "must be a URL string"),
         (b"http://proxy:3128", "must be a URL string"),
+        ("http://[::1:3128", "is not a URL"),  # a raw ValueError before
+        ("http://u:hidden-pw@[fe80::1:3128", "is not a URL ('http://***@[fe80::1:3128')"),
     ],
 )
 def test_bad_proxy_values(value: object, message: str) -> None:
@@ -290,10 +292,11 @@ async def test_an_explicit_proxy_replaces_the_environment(
     assert [r.method for r in proxy.requests] == ["GET"]
 
 
+@pytest.mark.parametrize("value", ["socks5://u:hidden-pw@proxy:1080", "http://[::1:3128"])
 def test_a_malformed_proxy_variable_is_refused_when_the_client_is_made(
-    name: str, monkeypatch: pytest.MonkeyPatch
+    name: str, value: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("HTTPS_PROXY", "socks5://u:hidden-pw@proxy:1080")
+    monkeypatch.setenv("HTTPS_PROXY", value)
     with pytest.raises(ConfigurationError, match="HTTPS_PROXY from the environment") as info:
         client(name, "https://api.example.com")
     assert "hidden-pw" not in str(info.value)
