@@ -214,6 +214,8 @@ class Engine:
                     _log_budget_spent(request)
                     delay = None
             if delay is None:
+                if request.access_key is not None:
+                    request.access_key.scrub(reply)
                 raise status_error(reply, _error_body(reply))
             log.debug(
                 "retrying %s %s in %.2f s after status %s (retry %d of %d)",
@@ -320,7 +322,8 @@ def check_base_url(base_url: str, *, allow_insecure_http: bool) -> str:
         raise ConfigurationError(
             f"base_url must be an absolute http:// or https:// URL, got {given}"
         )
-    if parts.username or parts.password or parts.query or parts.fragment:
+    if "@" in parts.netloc or "?" in base_url or "#" in base_url:  # (even an empty one:
+        # "https://api/v1?" sent every call as "/v1?/pullzone/1", "#" sent none of it)
         raise ConfigurationError(
             f"base_url must not carry credentials, a query or a fragment, got {given}"
         )
@@ -366,6 +369,10 @@ def _unusable(base_url: str, host: str) -> str | None:
     """
     if any(char <= " " or char == "\x7f" for char in base_url):
         return "it contains spaces or control characters"
+    try:
+        base_url.encode()
+    except UnicodeEncodeError:  # (a non-UTF-8 EDGEDELIVERY_BASE_URL decodes to these)
+        return "it contains a lone surrogate, not text"
     try:
         if ":" not in host:  # not an IPv6 literal
             host.encode("idna").decode("idna")

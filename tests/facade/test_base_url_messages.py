@@ -26,6 +26,12 @@ NO_EXTRAS = "base_url must not carry credentials, a query or a fragment, got "
         ("https://user:pw-9f@api.example.com", NO_EXTRAS + "'https://***@api.example.com'"),
         ("https://api.example.com/?token=t-51", NO_EXTRAS + "'https://api.example.com/?...'"),
         ("https://api.exa mple.com", "base_url 'https://api.exa mple.com' cannot be used: "),
+        # an empty query or fragment: every call went to "/v1?/pullzone/1", or to "/v1"
+        ("https://api.example.com/v1?", NO_EXTRAS + "'https://api.example.com/v1?...'"),
+        ("https://api.example.com/v1#", NO_EXTRAS + "'https://api.example.com/v1#...'"),
+        ("https://@api.example.com", NO_EXTRAS + "'https://***@api.example.com'"),
+        # a raw UnicodeEncodeError at the first call on three transports
+        ("https://api.example.com/v1\ud800", "base_url 'https://api.example.com/v1\\ud800' "),
     ],
 )
 def test_the_message_repeats_what_was_given(given: str, message: str) -> None:

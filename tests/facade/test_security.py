@@ -81,6 +81,26 @@ async def test_key_not_in_errors(reply: Any) -> None:
     assert_no_key(response.request.headers, response.headers, response.request.url)
 
 
+@pytest.mark.parametrize(
+    "reply",
+    [
+        httpx.Response(401, json={"Message": f"The access key {KEY} is not valid."}),
+        httpx.Response(403, text=f"<html>key {KEY} has no access</html>"),
+        httpx.Response(404, json={"error": {"message": f"no zone for {KEY}"}}),
+    ],
+    ids=["json", "html", "wrapped"],
+)
+async def test_key_not_in_errors_that_quote_it(reply: Any) -> None:
+    """A server may quote the key back; the error (message, body, reply) shows *** there."""
+    async with mock_client(Recorder(reply), max_retries=0) as client:
+        with pytest.raises(APIStatusError) as info:
+            await client.shield.get_upload_scanning(7)
+
+    error = info.value
+    assert "***" in error.response.text
+    assert_no_key(error, error.args, repr(error), error.body, error.message, error.response.text)
+
+
 async def test_key_not_in_validation_errors() -> None:
     async with mock_client(Recorder(OK)) as client:
         with pytest.raises(InvalidRequestError) as info:
