@@ -812,6 +812,13 @@ class HttpxTransport:
             error = connection_error(
                 request, f"connection failed ({type(exc).__name__})", exc, sent=True
             )
+        except RuntimeError as exc:
+            if "Event loop is closed" not in str(exc):
+                raise
+            raise ConfigurationError(  # a pooled connection of an earlier asyncio.run
+                "the http_client= given to the client holds connections of an event loop"
+                " that has ended: make the httpx client in the loop that uses it"
+            ) from None
         else:
             if complete == _COMPLETE:
                 return raw

@@ -13,9 +13,10 @@ import logging
 import warnings
 from collections.abc import Callable, Iterator
 
+import httpx
 import pytest
 
-from edgedelivery_async import Timeout
+from edgedelivery_async import ConfigurationError, EdgeDeliveryClient, Timeout
 from edgedelivery_async._http import RawRequest, Transport
 from edgedelivery_async._transport import AiohttpTransport, make_transport
 
@@ -106,6 +107,22 @@ def test_a_client_under_two_asyncio_runs(server: ThreadedServer, clean: None, na
     assert asyncio.run(read()) == 31
     asyncio.run(client.aclose())
     assert [r.raw_path for r in server.loopback.requests] == ["/mc/registries/31"] * 2
+
+
+def test_a_callers_httpx_client_from_an_ended_loop_is_a_configuration_error(
+    server: ThreadedServer,
+) -> None:
+    """The caller's httpx client keeps connections of the loop that made them (it was a
+    raw RuntimeError: Event loop is closed)."""
+    caller = httpx.AsyncClient()
+    client = EdgeDeliveryClient(KEY, server.base_url, http_client=caller)
+
+    async def read() -> int:
+        return (await client.registries.get(31)).id
+
+    assert asyncio.run(read()) == 31
+    with pytest.raises(ConfigurationError, match="make the httpx client in the loop"):
+        asyncio.run(read())
 
 
 @pytest.mark.parametrize("name", STACKS)
