@@ -38,7 +38,7 @@ _SEND_JSON = {**_ACCEPT_JSON, "Content-Type": "application/json"}
 _MAX_REDIRECTS = 5
 # What a followed Location may hold: RFC 3986's characters. Parsers read anything else
 # (a backslash, a control character, a space) their own ways: WHATWG's, which the Rust
-# transports follow, takes "\\" for "/", so "http://other\\@api/" named the API to
+# transports follow, takes "\" for "/", so "http://other\@api/" named the API to
 # urllib and another host (sent the key) to them.
 _URI_CHARACTERS = frozenset(string.ascii_letters + string.digits + "-._~:/?#[]@!$&'()*+,;=%")
 
@@ -275,17 +275,17 @@ class Engine:
         if not location or (request.method != "GET" and reply.status not in (307, 308)):
             return None
         location = _as_uri(location)
-        if location is None:
+        try:
+            target = "" if location is None else urljoin(request.url, location)
+            elsewhere = bool(target) and origin(target) != self._origin
+        except ValueError:  # an unreadable Location (bad IPv6 literal or port)
+            return None
+        if not target or "@" in urlsplit(target).netloc:
             log.warning(
-                "not following a redirect of %s %s: its Location is no URI",
+                "not following a redirect of %s %s: its Location is no URI, or has credentials",
                 request.method,
                 request.path,
             )
-            return None
-        try:
-            target = urljoin(request.url, location)
-            elsewhere = origin(target) != self._origin or "@" in urlsplit(target).netloc
-        except ValueError:  # an unreadable Location (bad IPv6 literal or port)
             return None
         if elsewhere:
             log.warning(
