@@ -142,7 +142,9 @@ def test_malformed_range_spec_is_a_usage_error(
     [
         ([], "give --pull-zones, --ids-file, or both"),
         (["-p", "1", "--concurrency", "0"], "--concurrency"),
-        (["-p", "1", "--rate-limit", "0"], "must be a positive number"),
+        (["-p", "1", "--rate-limit", "0"], "requests per second from 0.001 up"),
+        (["-p", "1", "--rate-limit", "0.0005"], "requests per second from 0.001 up"),  # traceback
+        (["-p", "1", "--rate-limit", "nan"], "requests per second from 0.001 up"),
         (["--ids-file", "/nonexistent/ids.txt"], "cannot read"),
     ],
 )

@@ -25,13 +25,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             import rich  # noqa: F401
             import typer  # noqa: F401
         except ImportError as exc:
-            print(f"{INSTALL_HINT} ({exc})", file=sys.stderr)
+            if sys.stderr is not None:
+                print(f"{INSTALL_HINT} ({exc})", file=sys.stderr)
             return 2
         from ._app import run
 
         return run(argv)
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
+        if sys.stderr is not None:  # (closed: print would write to stdout)
+            print("interrupted", file=sys.stderr)
         return 130
 
 

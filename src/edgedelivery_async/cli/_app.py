@@ -18,6 +18,7 @@ from ._commands import CONTEXT_SETTINGS, Command, build_groups
 from ._demo import demo_command
 from ._dump import dump_command
 from ._options import Settings
+from ._output import say
 
 HELP = """The Edge Delivery Management API from the command line.
 
@@ -142,13 +143,12 @@ def run(argv: Sequence[str] | None = None) -> int:
         if code is None:
             return 0
         if not isinstance(code, int):
-            print(code, file=sys.stderr)
+            say(str(code))
             return 1
         if code == 2 and _misplaced_global_option(args):
-            print(
+            say(
                 "hint: global options go before the command, e.g. "
-                "edgedelivery --base-url URL shield dump --pull-zones 1-100",
-                file=sys.stderr,
+                "edgedelivery --base-url URL shield dump --pull-zones 1-100"
             )
         return code
     return 0

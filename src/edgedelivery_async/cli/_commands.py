@@ -20,7 +20,6 @@ from __future__ import annotations
 import inspect
 import json
 import re
-import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Any
@@ -30,7 +29,7 @@ from typer.core import TyperCommand
 
 from . import _clicklib as click
 from ._document import GroupSpec, Input, OperationSpec, groups
-from ._output import print_json, read_json
+from ._output import print_json, read_json, say
 
 if TYPE_CHECKING:
     from ._overrides import Override
@@ -466,7 +465,7 @@ def call_operation(
     except EdgeDeliveryError as error:
         fail(error)
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr, flush=True)
+        say("interrupted")
         raise typer.Exit(INTERRUPTED) from None
 
 

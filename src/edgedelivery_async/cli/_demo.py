@@ -14,13 +14,12 @@ zone, 1 when anything else failed, 130 after Ctrl-C.
 
 from __future__ import annotations
 
-import sys
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from ._options import settings
-from ._output import FAILED, INTERRUPTED, OK, LineWriter
+from ._output import FAILED, INTERRUPTED, OK, LineWriter, say
 
 if TYPE_CHECKING:  # imported when the demo runs: `--help` loads none of the SDK
     from edgedelivery_openapi.models import ShieldZoneConfig
@@ -147,12 +146,10 @@ def demo_command(
     async def main() -> None:
         async with fake.serve() as url:
             limited = f"{rate_limit:g} requests/s per key" if rate_limit else "no rate limit"
-            print(
+            say(
                 f"fake Edge Delivery API on {url}: {pull_zones} pull zones, "
                 f"{len(missing)} without a shield zone (404 on purpose), "
-                f"{RATE_503:.0%} 503 replies (retried), {limited}",
-                file=sys.stderr,
-                flush=True,
+                f"{RATE_503:.0%} 503 replies (retried), {limited}"
             )
             async with EdgeDeliveryClient(
                 fake.access_key,
@@ -178,40 +175,34 @@ def demo_command(
     run_to_end(main, stats, writer)
     report_output_error(writer, output, stats)
     if output is None and samples:
-        print("sample lines (use -o FILE for all of them):", file=sys.stderr)
+        say("sample lines (use -o FILE for all of them):")
         for ok in (True, False):
             if ok in samples:
                 print(samples[ok], flush=True)
     injected = sum(1 for item in fake.requests if item.fault == "status")
-    print(stats.summary(), file=sys.stderr)
+    say(stats.summary())
     if stats.interrupted:
         raise typer.Exit(INTERRUPTED)
-    print(
+    say(
         f"the fake injected {injected} 503 replies; "
-        f"the SDK's retries absorbed {injected - unabsorbed} of them",
-        file=sys.stderr,
+        f"the SDK's retries absorbed {injected - unabsorbed} of them"
     )
     if rate_limit:
         replies = len(fake.requests)
-        print(
+        say(
             f"rate limit: {stats.rate:.0f} reads/s against the fake's {rate_limit:g}/s "
             f"({stats.rate / rate_limit:.0%} of it), {fake.rate_limited} of {replies} "
-            f"replies 429 ({fake.rate_limited / max(replies, 1):.1%})",
-            file=sys.stderr,
+            f"replies 429 ({fake.rate_limited / max(replies, 1):.1%})"
         )
     if stats.output_closed or stats.output_error:
         raise typer.Exit(FAILED)
     if unexpected_count:
-        print(
-            f"{unexpected_count} failures were not intended; the first: {unexpected[0]}",
-            file=sys.stderr,
-            flush=True,
-        )
+        say(f"{unexpected_count} failures were not intended; the first: {unexpected[0]}")
         raise typer.Exit(FAILED)
     verdict = (
         f"ok: the {stats.failed} failures are exactly the pull zones seeded without a shield zone"
         if stats.failed
         else "ok: every pull zone was read"
     )
-    print(verdict, file=sys.stderr, flush=True)
+    say(verdict)
     raise typer.Exit(OK)

@@ -24,7 +24,16 @@ from typing import IO, TYPE_CHECKING, Annotated, Any, TypeVar
 import typer
 
 from ._options import settings
-from ._output import FAILED, INTERRUPTED, OK, USAGE, LineWriter, error_record, to_jsonable
+from ._output import (
+    FAILED,
+    INTERRUPTED,
+    OK,
+    USAGE,
+    LineWriter,
+    error_record,
+    say,
+    to_jsonable,
+)
 
 if TYPE_CHECKING:  # imported when a dump runs: `--help` loads none of the SDK
     from edgedelivery_openapi.models import ShieldZoneConfig
@@ -165,7 +174,7 @@ def report_output_error(writer: LineWriter, output: str | None, stats: RunStats)
     if writer.error is not None:
         where = "stdout" if output in (None, "-") else repr(output)
         stats.output_error = f"cannot write {where}: {writer.error}"
-        print(f"error: {stats.output_error}", file=sys.stderr)
+        say(f"error: {stats.output_error}")
 
 
 def _open_ids(path: str) -> tuple[IO[str], str]:
@@ -318,8 +327,11 @@ def dump_command(
         except OSError as exc:
             message = f"cannot read {resume!r}: {exc}"
             raise typer.BadParameter(message, param_hint="--resume") from None
-    if rate_limit is not None and not rate_limit > 0:
-        raise typer.BadParameter("must be a positive number", param_hint="--rate-limit")
+    from .._rate_control import SLOWEST_RATE
+
+    if rate_limit is not None and not rate_limit >= SLOWEST_RATE:
+        message = f"must be a number of requests per second from {SLOWEST_RATE} up"
+        raise typer.BadParameter(message, param_hint="--rate-limit")
     client = settings(ctx).client()
     stats = RunStats()
     source: IdsFile | None = None
@@ -353,6 +365,6 @@ def dump_command(
     report_output_error(writer, output, stats)
     if source is not None and source.error and not stats.interrupted:
         stats.input_error = source.error
-        print(f"error: {source.error}", file=sys.stderr)
-    print(stats.summary(), file=sys.stderr, flush=True)
+        say(f"error: {source.error}")
+    say(stats.summary())
     raise typer.Exit(status_of(stats))

@@ -24,6 +24,36 @@ USAGE = 2  # bad command line or input; nothing (more) was sent
 INTERRUPTED = 130  # Ctrl-C
 
 
+def say(text: str) -> None:
+    """One message on stderr, flushed. Control characters in it (a server's text may hold
+    line breaks or terminal escapes) are shown escaped, so it stays one line of plain
+    text; a closed stderr gets nothing (`print` would write it to stdout, into the JSON)."""
+    stream = sys.stderr
+    if stream is None:
+        return
+    if not text.isprintable():
+        text = "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in text)
+    try:
+        stream.write(text + "\n")
+        stream.flush()
+    except (OSError, ValueError):  # (ValueError: a closed file) nowhere left to say it
+        pass
+
+
+def json_text(value: Any, stream: IO[str] | None, **options: Any) -> str:
+    """`value` as JSON that `stream` can take: its text as it is, unless the stream's
+    encoding cannot hold it (a lone surrogate from a reply's "\\ud800", or "café" on an
+    ASCII terminal); then with \\u escapes, the same JSON."""
+    text = json.dumps(value, ensure_ascii=False, **options)
+    if text.isascii():
+        return text
+    try:
+        text.encode(getattr(stream, "encoding", None) or "utf-8")
+    except (UnicodeEncodeError, LookupError):
+        return json.dumps(value, ensure_ascii=True, **options)
+    return text
+
+
 def to_jsonable(value: Any) -> Any:
     """A model's `to_dict()`, or the value itself (already JSON-shaped)."""
     to_dict = getattr(value, "to_dict", None)
@@ -44,12 +74,12 @@ def print_json(value: Any) -> None:
             out.buffer.write(value)
             out.buffer.flush()
             return
-        out.write(json.dumps(to_jsonable(value), indent=2, ensure_ascii=False) + "\n")
+        out.write(json_text(to_jsonable(value), out, indent=2) + "\n")
         out.flush()
     except OSError as exc:
         if isinstance(exc, BrokenPipeError):
             _quiet_stdout()
-        print(f"error: cannot write the result: {exc}", file=sys.stderr, flush=True)
+        say(f"error: cannot write the result: {exc}")
         raise typer.Exit(FAILED) from None
 
 
@@ -103,9 +133,9 @@ def message_of(error: BaseException) -> tuple[str, str | None]:
 def fail(error: EdgeDeliveryError) -> NoReturn:
     """Print `error: <the SDK's message>` (and a hint) on stderr and exit with its status."""
     text, hint = message_of(error)
-    print(f"error: {text}", file=sys.stderr, flush=True)
+    say(f"error: {text}")
     if hint is not None:
-        print(hint, file=sys.stderr, flush=True)
+        say(hint)
     raise typer.Exit(exit_code(error))
 
 
@@ -176,7 +206,7 @@ class LineWriter:
 
     def write(self, record: dict[str, Any]) -> str:
         """Write one record as one line; returns the line (without its newline)."""
-        line = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+        line = json_text(record, self.stream, separators=(",", ":"))
         if self.error is not None:
             raise self.error
         if self.stream is not None and not self.broken:

@@ -1,0 +1,95 @@
+"""Text the CLI cannot print as it came: it prints it escaped, never a traceback.
+
+A reply may hold a lone surrogate (JSON's "\\ud800"), a terminal may take only ASCII,
+and a server's error message may hold line breaks or terminal escapes. JSON output then
+uses \\u escapes (the same JSON), messages on stderr stay one line with their control
+characters escaped, and a closed stderr keeps messages out of stdout. Run as the
+installed console script, so the real streams and their encodings apply.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+import typer
+
+from edgedelivery_async._exceptions import status_error
+from edgedelivery_async._http import RawResponse
+from edgedelivery_async.cli._output import fail
+
+from ._support import Served, subprocess_env
+from .test_cli_subprocess import console_script
+
+SURROGATE = "bad\ud800name"
+
+
+def run(served: Served, *args: str, **env: str) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [console_script(), *served.options, *args],
+        env=subprocess_env(**env), capture_output=True, timeout=60, check=False,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("name", "env"),
+    [
+        (SURROGATE, {}),
+        ("café", {"PYTHONIOENCODING": "ascii"}),
+        ("café", {"LC_ALL": "C", "PYTHONUTF8": "0", "PYTHONCOERCECLOCALE": "0"}),
+    ],
+    ids=["lone surrogate", "ascii stdout", "C locale"],
+)
+def test_a_result_is_printed_as_json_the_stream_can_take(
+    served: Served, name: str, env: dict[str, str]
+) -> None:
+    registry = served.fake.add_registry(name)
+    done = run(served, "registries", "get", str(registry), **env)
+    assert done.returncode == 0, done.stderr
+    assert b"Traceback" not in done.stderr
+    assert json.loads(done.stdout)["displayName"] == name
+
+
+def test_a_dump_writes_every_line_when_a_reply_holds_a_lone_surrogate(
+    served: Served, tmp_path: Path
+) -> None:
+    served.fake.seed_pull_zones(5)
+    served.fake.add_pull_zone(6)
+    served.fake.add_shield_zone(6, 777, wafDisabledRules=[SURROGATE])
+    for output in ("-", str(tmp_path / "out.jsonl")):
+        done = run(served, "shield", "dump", "-p", "1-6", "-o", output)
+        text = done.stdout if output == "-" else Path(output).read_bytes()
+        lines = [json.loads(line) for line in text.splitlines()]
+        assert done.returncode == 0, done.stderr
+        assert sorted(line["pullZoneId"] for line in lines) == [1, 2, 3, 4, 5, 6]
+        assert b"done: 6 pull zones: 6 succeeded" in done.stderr
+
+
+def test_a_closed_stderr_keeps_messages_out_of_stdout(served: Served) -> None:
+    served.fake.seed_pull_zones(3)
+    done = subprocess.run(
+        [console_script(), *served.options, "shield", "dump", "-p", "1-3"],
+        env=subprocess_env(), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=60,
+        check=False, preexec_fn=lambda: __import__("os").close(2),
+    )  # fmt: skip
+    assert done.returncode == 0
+    assert [json.loads(line)["pullZoneId"] for line in done.stdout.splitlines()] == [1, 2, 3]
+
+
+def test_an_error_message_stays_one_line_of_plain_text(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A server's message with a line break and terminal escapes: it printed a forged
+    second `error:` line and set the terminal's title."""
+    body = {"Message": "first line\nerror: a forged line\x1b]0;pwned\x07\x1b[2J"}
+    raw = RawResponse("GET", "http://h/x", "/x", 400, {}, json.dumps(body).encode())
+    with pytest.raises(typer.Exit) as info:
+        fail(status_error(raw, body))
+
+    err = capsys.readouterr().err
+    assert info.value.exit_code == 1
+    assert err.count("\n") == 1
+    assert "\x1b" not in err
+    assert "\\nerror: a forged line\\x1b]0;pwned\\x07\\x1b[2J" in err
