@@ -64,12 +64,15 @@ class AccessKey:
         """The key itself, for the AccessKey header only."""
         return (self._masked ^ self._mask).to_bytes(self._length, "big").decode("ascii")
 
-    def scrub(self, reply: RawResponse) -> None:
+    def scrub(self, reply: RawResponse) -> bool:
         """Replace the key with *** in an error reply's body: a server may quote it back
-        ("the access key ... is not valid"), and the error would then show it."""
+        ("the access key ... is not valid"), and the error would then show it. True when
+        it was there."""
         key = self.reveal().encode("ascii")
-        if key in reply.content:
-            reply.content, reply._json = reply.content.replace(key, b"***"), None
+        if key not in reply.content:
+            return False
+        reply.content, reply._json = reply.content.replace(key, b"***"), None
+        return True
 
     def __repr__(self) -> str:
         return "AccessKey('***')"

@@ -10,6 +10,7 @@ import pytest
 
 from edgedelivery_async import (
     APIConnectionError,
+    APIError,
     APIStatusError,
     ConfigurationError,
     EdgeDeliveryClient,
@@ -87,13 +88,14 @@ async def test_key_not_in_errors(reply: Any) -> None:
         httpx.Response(401, json={"Message": f"The access key {KEY} is not valid."}),
         httpx.Response(403, text=f"<html>key {KEY} has no access</html>"),
         httpx.Response(404, json={"error": {"message": f"no zone for {KEY}"}}),
+        httpx.Response(200, json={"error": {"success": False, "message": f"denied: {KEY}"}}),
     ],
-    ids=["json", "html", "wrapped"],
+    ids=["json", "html", "wrapped", "result"],
 )
 async def test_key_not_in_errors_that_quote_it(reply: Any) -> None:
     """A server may quote the key back; the error (message, body, reply) shows *** there."""
     async with mock_client(Recorder(reply), max_retries=0) as client:
-        with pytest.raises(APIStatusError) as info:
+        with pytest.raises(APIError) as info:
             await client.shield.get_upload_scanning(7)
 
     error = info.value
