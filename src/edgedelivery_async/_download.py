@@ -8,7 +8,8 @@ transport. The promises:
   client's `max_response_bytes` applies, as for a reply read into memory. A body past it
   ends with `ResponseTooLargeError`, as soon as it goes past.
 - No partial file: the body goes to a temporary file beside the destination
-  (`.<name>.<random>.part`), renamed over the destination only once complete. On any
+  (`.<name>.<random>.part`, the name cut to 240 bytes), renamed over the destination
+  only once complete. On any
   failure (a status error, a broken connection, the cap, cancellation, a failed write)
   the temporary file is removed and the destination is left as it was.
 - Retries, rate control, timeouts and redirects as for any call; a retried attempt
@@ -73,7 +74,7 @@ async def download(runtime: ClientRuntime, call: Call[Any], destination: Any) ->
         message = f"to_file is for operations whose reply is binary or text; this one {what}"
         raise InvalidRequestError(call.operation_id or "request", [Problem("", message)])
     target = _target(call.operation_id, destination)
-    part = target.with_name(f".{target.name}.{secrets.token_hex(4)}.part")
+    part = target.with_name(f".{_shortened(target.name)}.{secrets.token_hex(4)}.part")
     try:  # created as the destination would be: the umask applies, no other writer shares it
         descriptor = os.open(part, _CREATE, 0o666)
     except OSError as exc:
@@ -110,11 +111,30 @@ def _target(operation_id: str, destination: Any) -> Path:
     if not target.name:
         problem = Problem("destination", "must be a file path (str or os.PathLike of str)")
         raise InvalidRequestError(operation_id, [problem])
+    try:
+        unusable = b"\0" in os.fsencode(target)
+    except UnicodeEncodeError:  # a lone surrogate that stands for no byte
+        unusable = True
+    if unusable:
+        problem = Problem("destination", "must be a path the file system can name (no NUL)")
+        raise InvalidRequestError(operation_id, [problem])
     if target.is_dir():
         raise DownloadError(str(target), "it is a folder")
     if not target.parent.is_dir():
         raise DownloadError(str(target), f"no such folder: {str(target.parent)!r}")
     return target
+
+
+# The longest name the temporary file takes from the destination's: with the dot, the
+# random part and ".part" (15 bytes), it stays within the usual 255 bytes of a name.
+_PART_STEM = 240
+
+
+def _shortened(name: str) -> str:
+    """`name`, cut to at most `_PART_STEM` bytes for the temporary file's name."""
+    while len(os.fsencode(name)) > _PART_STEM:
+        name = name[:-1]
+    return name
 
 
 def _reason(exc: OSError) -> str:

@@ -307,8 +307,21 @@ async def test_bad_destinations_and_json_operations_are_refused_before_sending(
             await client.shield.get_zone_by_pull_zone.to_file(tmp_path / "x.json", 42)
         with pytest.raises(InvalidRequestError):  # the arguments are checked as for a call
             await client.registries.get.to_file(tmp_path / "x.bin", "")
+        for unnamable in ("a\0b.bin", "bad\ud800.bin"):  # raw ValueError, UnicodeEncodeError
+            with pytest.raises(InvalidRequestError, match="the file system can name"):
+                await client.registries.get.to_file(tmp_path / unnamable, 31)
     assert server.requests == []
     assert files(tmp_path) == []
+
+
+async def test_a_name_of_254_bytes_is_written(server: LoopbackServer, tmp_path: Path) -> None:
+    """The temporary file's name is cut to fit (it was 15 bytes past the 255 of a name)."""
+    server.replies.append(streamed(b"body"))
+    target = tmp_path / ("x" * 250 + ".bin")
+    async with open_client("aiohttp", KEY, server.base_url) as client:
+        await client.registries.get.to_file(target, 31)
+    assert target.read_bytes() == b"body"
+    assert files(tmp_path) == [target.name]
 
 
 def test_download_error_is_in_the_sdk_tree_and_an_os_error() -> None:
