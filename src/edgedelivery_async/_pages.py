@@ -3,16 +3,19 @@
 The document declares pagination once (codegen/README.md, Pagination): the page query
 parameter, the array member holding a page's items and, optionally, the boolean member
 saying more pages follow. `method.iterate(...)` then yields the items of every page, from
-the first (or the `page` given), in order, each once. The guarantees:
+the first (or the `page` given), in order, each page once. The guarantees:
 
 - It ends. It stops cleanly after a page whose "more" member is not true, after a page
   without items (also when "more" says true: there is nothing left to read), and, when
   the document declares no "more" member, after a page that repeats an earlier one (a
   server that answers past the end with its last page).
-- It never loops and never repeats an item. A page that repeats an earlier one while
-  the server says more pages follow (it ignores the page number, or cycles) raises
-  `APIResponseValidationError`, after the items already yielded: the pages that would
-  have followed cannot be read, so the iteration says so instead of ending short.
+- It never loops, and never ends short in silence. A page that repeats an earlier one
+  while the server says more pages follow (it ignores the page number, or cycles)
+  raises `APIResponseValidationError`, after the items already yielded: the pages that
+  would have followed cannot be read, so the iteration says so instead of ending short.
+  So does a page without its items member (or with null there) while "more" says true.
+- Pages are numbered, so a list that changes while it is read can shift across them:
+  an item may then come twice, or not at all, as with any paging by number.
 - Each page is one call with the client's retries, rate control and timeouts. An error
   is the SDK's own typed error, raised after the items of the pages before it were
   yielded; cancelling (or leaving the `async for`) keeps what was yielded.
@@ -57,11 +60,21 @@ async def pages(
     while True:
         reply = await call(*args, **{**kwargs, argument: page})
         result = reply.parsed
-        items = _member(result, rule.get("items"))
-        items = list(items) if isinstance(items, list | tuple) else []
+        found = _member(result, rule.get("items"))
+        more = _member(result, rule["has-more"]) is True if rule.get("has-more") else None
+        if not isinstance(found, list | tuple):
+            if not more:
+                return
+            raise APIResponseValidationError(
+                reply.raw,
+                None,
+                message=f"{operation_id}: page {page} has no {rule.get('items')} while the "
+                f"reply's {rule['has-more']} says more pages follow; stopped after {yielded} "
+                "items",
+            )
+        items = list(found)
         if not items:
             return
-        more = _member(result, rule["has-more"]) is True if rule.get("has-more") else None
         fingerprint = hashlib.blake2b(repr(items).encode(), digest_size=16).digest()
         earlier = seen.get(fingerprint)
         if earlier is not None:

@@ -124,11 +124,31 @@ async def test_a_page_number_that_is_no_integer_is_refused_before_sending() -> N
     assert calls == []
 
 
-async def test_a_missing_or_odd_items_member_yields_nothing() -> None:
+async def test_a_last_page_without_items_ends() -> None:
     async def call(**kwargs: Any) -> Any:
-        return reply({"Items": None, "HasMoreItems": True})
+        return reply({"Items": None, "HasMoreItems": False} if kwargs["page"] == 2 else {})
 
-    assert await _all(call, RULE) == []
+    assert await _all(call, RULE, page=2) == []
+    assert await _all(call, RULE) == []  # no member at all, and no "more"
+
+
+@pytest.mark.parametrize(
+    "page_two", [{"Items": None, "HasMoreItems": True}, {"HasMoreItems": True}]
+)
+async def test_a_page_without_items_while_more_follow_does_not_end_short(
+    page_two: dict[str, Any],
+) -> None:
+    """It ended after page 1 in silence: pages 3 and on were never read."""
+
+    async def call(**kwargs: Any) -> Any:
+        if kwargs["page"] == 2:
+            return reply(page_two)
+        return reply({"Items": [kwargs["page"]], "HasMoreItems": True})
+
+    found: list[Any] = []
+    with pytest.raises(APIResponseValidationError, match="page 2 has no Items while"):
+        await _into(found, call, RULE)
+    assert found == [1]
 
 
 async def test_an_operation_without_pagination_is_an_sdk_error() -> None:
