@@ -18,9 +18,12 @@ import typer
 
 from edgedelivery_async._exceptions import status_error
 from edgedelivery_async._http import RawResponse
+from edgedelivery_async.cli import _app
+from edgedelivery_async.cli._options import Settings
 from edgedelivery_async.cli._output import fail
 
 from ._support import Served, subprocess_env
+from .conftest import Run
 from .test_cli_subprocess import console_script
 
 SURROGATE = "bad\ud800name"
@@ -93,3 +96,42 @@ def test_an_error_message_stays_one_line_of_plain_text(
     assert err.count("\n") == 1
     assert "\x1b" not in err
     assert "\\nerror: a forged line\\x1b]0;pwned\\x07\\x1b[2J" in err
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["registries", "get", "31"], "interrupted\n"),
+        (["shield", "dump", "-p", "1-3"], "interrupted: 0 pull zones"),
+    ],
+)
+def test_ctrl_c_while_the_client_is_made_says_interrupted(
+    cli: Run, served: Served, monkeypatch: pytest.MonkeyPatch, args: list[str], said: str
+) -> None:
+    """Ctrl-C before the call (the SDK loading, the client being made): typer turned it
+    into exit 130 with nothing said, and the dump printed no summary."""
+
+    def interrupt(self: Settings) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Settings, "client", interrupt)
+    result = cli(*served.options, *args)
+    assert result.code == 130
+    assert said in result.err
+    assert served.fake.requests == []
+
+
+def test_ctrl_c_that_typer_takes_says_interrupted(
+    cli: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While typer parses the command line, or a command's module loads."""
+    tiny = typer.Typer()
+
+    @tiny.command()
+    def stop() -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(_app, "app", tiny)
+    result = cli()
+    assert result.code == 130
+    assert result.err == "interrupted\n"

@@ -18,7 +18,7 @@ from ._commands import CONTEXT_SETTINGS, Command, build_groups
 from ._demo import demo_command
 from ._dump import dump_command
 from ._options import Settings
-from ._output import say
+from ._output import INTERRUPTED, forget_said, said, say
 
 HELP = """The Edge Delivery Management API from the command line.
 
@@ -136,6 +136,7 @@ GLOBAL_FLAGS = ("--allow-insecure-http",)
 def run(argv: Sequence[str] | None = None) -> int:
     """Run the application; returns its exit status instead of exiting."""
     args = list(argv) if argv is not None else sys.argv[1:]
+    forget_said()
     try:
         app(args=args, prog_name="edgedelivery")
     except SystemExit as done:
@@ -145,6 +146,8 @@ def run(argv: Sequence[str] | None = None) -> int:
         if not isinstance(code, int):
             say(str(code))
             return 1
+        if code == INTERRUPTED and not said("interrupted"):  # Ctrl-C that typer took, while
+            say("interrupted")  # it parsed the command line or a command's module loaded
         if code == 2 and _misplaced_global_option(args):
             say(
                 "hint: global options go before the command, e.g. "

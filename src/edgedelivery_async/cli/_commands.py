@@ -29,7 +29,7 @@ from typer.core import TyperCommand
 
 from . import _clicklib as click
 from ._document import GroupSpec, Input, OperationSpec, groups
-from ._output import print_json, read_json, say
+from ._output import INTERRUPTED, print_json, read_json, say
 
 if TYPE_CHECKING:
     from ._overrides import Override
@@ -448,11 +448,21 @@ def call_operation(
     ctx: typer.Context, operation_id: str, args: list[Any], kwargs: dict[str, Any]
 ) -> Any:
     """Run one operation with a client from the global options; exit on an SDK error."""
+    try:
+        return _call_operation(ctx, operation_id, args, kwargs)
+    except KeyboardInterrupt:  # also while the SDK loads, before the call (typer: silent)
+        say("interrupted")
+        raise typer.Exit(INTERRUPTED) from None
+
+
+def _call_operation(
+    ctx: typer.Context, operation_id: str, args: list[Any], kwargs: dict[str, Any]
+) -> Any:
     import asyncio
 
     from .. import EdgeDeliveryError
     from ._options import settings
-    from ._output import INTERRUPTED, fail
+    from ._output import fail
 
     client = settings(ctx).client()
 
@@ -464,9 +474,6 @@ def call_operation(
         return asyncio.run(main())
     except EdgeDeliveryError as error:
         fail(error)
-    except KeyboardInterrupt:
-        say("interrupted")
-        raise typer.Exit(INTERRUPTED) from None
 
 
 def build_groups() -> dict[str, typer.Typer]:

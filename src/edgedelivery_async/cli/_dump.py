@@ -332,37 +332,44 @@ def dump_command(
     if rate_limit is not None and not rate_limit >= SLOWEST_RATE:
         message = f"must be a number of requests per second from {SLOWEST_RATE} up"
         raise typer.BadParameter(message, param_hint="--rate-limit")
-    client = settings(ctx).client()
     stats = RunStats()
     source: IdsFile | None = None
-    with contextlib.ExitStack() as files:
-        if ids_file is not None:
-            stream, name = _open_ids(ids_file)
-            if stream is not sys.stdin:
-                files.callback(stream.close)
-            source = IdsFile(stream, name)
-        writer = LineWriter.open(output, append=resume is not None, new_line=cut_line)
-        to_terminal = output == "-" and bool(getattr(sys.stdout, "isatty", lambda: False)())
-        total = None
-        if ranges is not None and source is None:
-            total = len(ranges) - count_in(ranges, done)
+    writer: LineWriter | None = None
+    try:
+        client = settings(ctx).client()
+        with contextlib.ExitStack() as files:
+            if ids_file is not None:
+                stream, name = _open_ids(ids_file)
+                if stream is not sys.stdin:
+                    files.callback(stream.close)
+                source = IdsFile(stream, name)
+            writer = out = LineWriter.open(output, append=resume is not None, new_line=cut_line)
+            to_terminal = output == "-" and bool(getattr(sys.stdout, "isatty", lambda: False)())
+            total = None
+            if ranges is not None and source is None:
+                total = len(ranges) - count_in(ranges, done)
 
-        async def main() -> None:
-            async with client:
-                await dump(
-                    client,
-                    unique(chain(ranges, source), ranges, done, skipped),
-                    writer,
-                    stats,
-                    concurrency=concurrency,
-                    rate_limit=rate_limit,
-                    total=total,
-                    show_progress=not quiet and stderr_is_terminal() and not to_terminal,
-                )
+            async def main() -> None:
+                async with client:
+                    await dump(
+                        client,
+                        unique(chain(ranges, source), ranges, done, skipped),
+                        out,
+                        stats,
+                        concurrency=concurrency,
+                        rate_limit=rate_limit,
+                        total=total,
+                        show_progress=not quiet and stderr_is_terminal() and not to_terminal,
+                    )
 
-        run_to_end(main, stats, writer)
+            run_to_end(main, stats, out)
+    except KeyboardInterrupt:  # before the run began: while the SDK loaded, say
+        stats.interrupted = True
+        if writer is not None:
+            writer.close()
     stats.skipped_done, stats.skipped_repeated = skipped.done, skipped.repeated
-    report_output_error(writer, output, stats)
+    if writer is not None:
+        report_output_error(writer, output, stats)
     if source is not None and source.error and not stats.interrupted:
         stats.input_error = source.error
         say(f"error: {source.error}")

@@ -24,10 +24,24 @@ USAGE = 2  # bad command line or input; nothing (more) was sent
 INTERRUPTED = 130  # Ctrl-C
 
 
+_told: set[str] = set()  # the first words of the messages said in this run
+
+
+def said(first_word: str) -> bool:
+    """Whether a message starting with `first_word` was said (`interrupted`, say)."""
+    return first_word in _told
+
+
+def forget_said() -> None:
+    """A new run of the command line (in one process, a test's) has said nothing yet."""
+    _told.clear()
+
+
 def say(text: str) -> None:
     """One message on stderr, flushed. Control characters in it (a server's text may hold
     line breaks or terminal escapes) are shown escaped, so it stays one line of plain
     text; a closed stderr gets nothing (`print` would write it to stdout, into the JSON)."""
+    _told.add(text.partition(" ")[0].rstrip(":"))
     stream = sys.stderr
     if stream is None:
         return
