@@ -26,6 +26,7 @@ Usage: python codegen/emit_sdk.py DOCUMENT PACKAGE_DIR TEMPLATES_DIR SURFACE.txt
 
 from __future__ import annotations
 
+import ast
 import copy
 import json
 import keyword
@@ -452,11 +453,28 @@ class Emitter:
             method.result_type, method.result_parser = self.output(schema, resource)
 
 
-#: Client attributes a resource may not take (EdgeDeliveryClient's own).
-RESERVED_RESOURCES = frozenset(
-    {"aclose", "base_url", "call", "close", "operation", "request", "retry", "timeout"}
-    | {"with_options"}
-)
+CLIENT_SOURCE = Path(__file__).resolve().parent.parent / "src" / "edgedelivery_async" / "_client.py"
+
+
+def client_methods(source: Path = CLIENT_SOURCE) -> frozenset[str]:
+    """The public methods and properties of EdgeDeliveryClient, read from its source, not
+    imported (the client imports the resources this script writes): a property added
+    there later (`rate_controller`) is reserved with no list to keep in step. A tag of
+    that name made a resource that every client then failed to set."""
+    for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ClassDef) and node.name == "EdgeDeliveryClient":
+            return frozenset(
+                item.name
+                for item in node.body
+                if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef)
+                and not item.name.startswith("_")
+            )
+    raise SystemExit(f"emit_sdk: no EdgeDeliveryClient class in {source}")
+
+
+#: Client attributes a resource may not take: EdgeDeliveryClient's methods and properties,
+#: `request` (the escape hatch it sets) and `close`.
+RESERVED_RESOURCES = client_methods() | {"close", "request"}
 #: Names a generated method's arguments may not take: `self`, the keyword it adds, and the
 #: names its body uses (the result parsers, `body_of`, `pairs`).
 RESERVED_ARGUMENTS = frozenset(
@@ -544,6 +562,14 @@ def _fits(value: Any, schema: dict[str, Any]) -> bool:
 def _or_none(type_: str) -> str:
     """Optional arguments also take None ("not given", or null where the document allows)."""
     return type_ if type_ == "Any" or type_.endswith("| None") else f"{type_} | None"
+
+
+def docstring_text(text: str) -> str:
+    """Text for a generated docstring: backslashes escaped, no closing triple quote
+    inside, and no quote just before the closing one (a tag's description ending in
+    '"gadgets"' left the emitted module unparseable)."""
+    text = text.replace("\\", "\\\\").replace('"""', "'''")
+    return text[:-1] + '\\"' if text.endswith('"') else text
 
 
 def _first_line(text: str) -> str:
@@ -750,6 +776,7 @@ def main(
         lstrip_blocks=True,
         undefined=jinja2.StrictUndefined,
     )
+    env.filters["docstring"] = docstring_text
     out = package / "resources"
     out.mkdir(exist_ok=True)
     module = env.get_template("resource.py.jinja")

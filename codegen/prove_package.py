@@ -2,7 +2,8 @@
 
 Every module compiles; the package imports together with the hand-written runtime (from
 `SRC`, so the runtime of the tree being regenerated); every operation of the document is
-a method of its resource, bound to its operationId. Exits 1 naming what is wrong.
+a method of its resource, bound to its operationId; a client can be made and has every
+resource. Exits 1 naming what is wrong.
 
 Usage: python codegen/prove_package.py WORK_DIR PACKAGE DOCUMENT.json SRC
 """
@@ -26,10 +27,18 @@ def main(work: str, package: str, document: str, src: str) -> int:
     sys.path[:0] = [work, src]
     try:
         resources = importlib.import_module(f"{package}.resources")
-        importlib.import_module("edgedelivery_async")
+        sdk = importlib.import_module("edgedelivery_async")
     except Exception:
         traceback.print_exc()
         print(f"prove_package: {package} does not import", file=sys.stderr)
+        return 1
+    try:  # a resource whose name the client takes for itself fails here, not in users' code
+        client = sdk.EdgeDeliveryClient("prove", "https://api.example.com")
+        for name in resources.Resources.__annotations__:
+            getattr(client, name)
+    except Exception:
+        traceback.print_exc()
+        print("prove_package: a client cannot be made with these resources", file=sys.stderr)
         return 1
     spec = json.loads(Path(document).read_text(encoding="utf-8"))
     missing = []

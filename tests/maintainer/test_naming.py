@@ -10,6 +10,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -167,6 +169,27 @@ def test_path_query_header_and_body_names_that_meet_are_told_apart_by_place() ->
 def test_a_tag_named_like_a_client_attribute_gets_another_resource_name() -> None:
     _, found = _names({"/c": {"get": _op("Thing_Get", "Call")}})
     assert list(found) == ["call_api"]
+    _, found = _names({"/r": {"get": _op("Thing_Get", "Rate Controller")}})
+    assert list(found) == ["rate_controller_api"]  # every client failed to set it before
+
+
+def test_every_public_name_of_the_client_is_reserved() -> None:
+    """Read from the client's source, so a property added there needs no list kept."""
+    from edgedelivery_async import EdgeDeliveryClient
+
+    public = {name for name in dir(EdgeDeliveryClient) if not name.startswith("_")}
+    assert public <= emit_sdk.RESERVED_RESOURCES
+    assert {"request", "rate_controller", "with_options"} <= emit_sdk.RESERVED_RESOURCES
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['Widgets, also called "gadgets"', "stored under C:\\Users\\name", 'a """ b', "\\", '"'],
+)
+def test_a_tag_description_becomes_a_docstring_that_parses(text: str) -> None:
+    """A quote before the closing one, or a backslash escape, left the module unparseable."""
+    made = emit_sdk.docstring_text(text)
+    assert eval('"""' + made + '"""') == text.replace('"""', "'''")
 
 
 def test_a_default_that_breaks_its_own_schema_is_not_the_arguments_default() -> None:
