@@ -332,17 +332,32 @@ def drop_property_combinators(spec: dict[str, Any]) -> None:
 def merge_error_body_unions(spec: dict[str, Any]) -> None:
     """Two all-optional error shapes under one status: the generated union always
     picks the first. Merging them into one object with every field of both keeps
-    every field readable."""
+    every field readable. Only unions of object schemas by reference are merged: an
+    `anyOf` of inline or scalar variants (`integer` or `string`) stays as it is."""
     schemas = spec["components"]["schemas"]
     for response in _responses(spec):
         media = response.get("content", {}).get(JSON)
         if not media or "anyOf" not in media.get("schema", {}):
             continue
+        targets = [_object_by_reference(schemas, v) for v in media["schema"]["anyOf"]]
+        if not all(targets):
+            continue
         merged: dict[str, Any] = {"type": "object", "properties": {}}
-        for variant in media["schema"]["anyOf"]:
-            target = schemas[variant["$ref"].rsplit("/", 1)[1]]
+        for target in targets:
             merged["properties"].update(copy.deepcopy(target.get("properties", {})))
         media["schema"] = merged
+
+
+def _object_by_reference(schemas: dict[str, Any], variant: Any) -> dict[str, Any]:
+    """The object schema a `$ref` variant names, else {} (inline, or not an object)."""
+    reference = variant.get("$ref") if isinstance(variant, dict) else None
+    if not isinstance(reference, str):
+        return {}
+    target = schemas.get(reference.rsplit("/", 1)[1])
+    is_object = isinstance(target, dict) and (
+        target.get("type") == "object" or "properties" in target
+    )
+    return target if is_object else {}
 
 
 def drop_optional_security(spec: dict[str, Any]) -> None:

@@ -40,6 +40,7 @@ REGENERATION = (
     "generated",
     "generator-config.yaml",
     "pyproject.toml",
+    "src/edgedelivery_async/_client.py",  # the emitter reserves the client's own names
 )
 # Never part of a copy: VCS data, environments, caches, build output.
 LEFT_OUT = (
@@ -69,7 +70,7 @@ def _ignore(folder: str, names: list[str]) -> set[str]:
 def _copy(source: Path, target: Path) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     if source.is_dir():
-        shutil.copytree(source, target, ignore=_ignore, symlinks=True)
+        shutil.copytree(source, target, ignore=_ignore, symlinks=True, dirs_exist_ok=True)
     else:
         shutil.copy2(source, target)
 

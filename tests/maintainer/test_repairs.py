@@ -238,3 +238,33 @@ def test_regenerate_prints_each_repair_and_names_a_fault_it_cannot_mend(
         failed.stderr
     )
     assert "nothing was written" in failed.stderr
+
+
+JSON = "application/json"
+
+
+def test_a_union_of_inline_variants_is_left_to_the_generator() -> None:
+    """An `anyOf` of scalars under a 200 made the error-union merge raise KeyError."""
+    media = {"schema": {"anyOf": [{"type": "integer"}, {"type": "string"}]}}
+    document = _document(
+        {"/count": {"get": {"responses": {"200": {"description": "n", "content": {JSON: media}}}}}}
+    )
+    prepare_spec.merge_error_body_unions(document)
+    assert media["schema"] == {"anyOf": [{"type": "integer"}, {"type": "string"}]}
+
+
+def test_error_shapes_by_reference_are_merged() -> None:
+    media = {
+        "schema": {
+            "anyOf": [{"$ref": "#/components/schemas/A"}, {"$ref": "#/components/schemas/B"}]
+        }
+    }
+    document = _document(
+        {"/x": {"get": {"responses": {"400": {"description": "e", "content": {JSON: media}}}}}}
+    )
+    document["components"]["schemas"] = {
+        "A": {"type": "object", "properties": {"a": {"type": "string"}}},
+        "B": {"type": "object", "properties": {"b": {"type": "integer"}}},
+    }
+    prepare_spec.merge_error_body_unions(document)
+    assert media["schema"]["properties"] == {"a": {"type": "string"}, "b": {"type": "integer"}}
