@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import copy
 import re
 
 import pytest
 
-from edgedelivery_async.testing._samples import from_pattern
+from edgedelivery_async.testing._document import Document
+from edgedelivery_async.testing._samples import from_pattern, sample
 
 
 @pytest.mark.parametrize(
@@ -24,3 +26,23 @@ def test_a_negative_lookahead_is_skipped_and_the_result_checked(pattern: str) ->
 
 def test_a_positive_lookahead_gives_no_sample() -> None:
     assert from_pattern(r"^(?=.*[A-Z])[a-z]+$") is None
+
+
+def test_a_required_array_of_its_own_schema_is_sampled_finite() -> None:
+    """A tree node whose children (required) are nodes: the sampler recursed for ever."""
+    spec = copy.deepcopy(Document().spec)
+    spec["components"]["schemas"]["Node"] = {
+        "type": "object",
+        "required": ["Name", "Children"],
+        "properties": {
+            "Name": {"type": "string"},
+            "Children": {"type": "array", "items": {"$ref": "#/components/schemas/Node"}},
+        },
+    }
+    document = Document(spec)
+    node = sample({"$ref": "#/components/schemas/Node"}, document)
+    depth = 0
+    while node["Children"]:
+        assert isinstance(node["Name"], str)
+        node, depth = node["Children"][0], depth + 1
+    assert 0 < depth < 50

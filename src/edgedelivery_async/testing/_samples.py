@@ -171,6 +171,8 @@ class _Sampler:
             count = min(count, int(node["maxItems"]))
         if depth >= _MAX_DEPTH:
             count = int(node.get("minItems", 0))
+        if count < 1:  # (no item to make: a required array of its own schema recursed on)
+            return []
         item = self.value(node.get("items") or {}, depth + 1)
         if count > 1 and node.get("uniqueItems") and isinstance(item, str | int):
             return [item if not i else _varied(item, i) for i in range(count)]
