@@ -213,8 +213,11 @@ def _parameter_values(
     encode = encode or (lambda text: text)
     texts = [encode(text) for text in plain]
     if isinstance(wire, list):
-        # style form, explode false: one `name=a,b`, the commas themselves not encoded
-        return texts if (param.explode if explode is None else explode) else [",".join(texts)]
+        # explode false: one `name=a,b` (style form: the commas themselves not encoded;
+        # pipeDelimited `a%7Cb`, spaceDelimited `a%20b`)
+        if param.explode if explode is None else explode:
+            return texts
+        return [(encode(param.delimiter) if param.delimiter != "," else ",").join(texts)]
     return texts
 
 

@@ -31,6 +31,9 @@ class Parameter:
     schema: dict[str, Any]
     required: bool
     explode: bool  # arrays: `k=a&k=b` (True) or `k=a,b` (False)
+    delimiter: str = (
+        ","  # ... between an unexploded array's items: "|" pipeDelimited, " " spaceDelimited
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,7 +122,12 @@ def _parameter(node: dict[str, Any]) -> Parameter:
         schema=node.get("schema", {}),
         required=bool(node.get("required")),
         explode=bool(node.get("explode", style == "form")),
+        delimiter=_DELIMITERS.get(style, ","),
     )
+
+
+# An unexploded array's separator by the parameter's style (OpenAPI 3.0, Style Values).
+_DELIMITERS = {"pipeDelimited": "|", "spaceDelimited": " "}
 
 
 def _success_schema(op: dict[str, Any]) -> dict[str, Any] | None:

@@ -394,3 +394,25 @@ def test_a_query_or_header_value_that_is_not_unicode_text_is_a_problem(value: An
     problems = []
     assert encode_headers((param,), {"search": value}, problems) == {}
     assert [str(p) for p in problems] == ["search: must be valid Unicode text (no lone surrogates)"]
+
+
+@pytest.mark.parametrize(
+    ("style", "wire"),
+    [
+        ({}, "?ids=1,2,a%2Cb"),
+        ({"style": "form", "explode": False}, "?ids=1,2,a%2Cb"),
+        ({"style": "pipeDelimited", "explode": False}, "?ids=1%7C2%7Ca%2Cb"),
+        ({"style": "spaceDelimited", "explode": False}, "?ids=1%202%20a%2Cb"),
+        ({"style": "form", "explode": True}, "?ids=1&ids=2&ids=a%2Cb"),
+    ],
+)
+def test_an_array_query_parameter_is_joined_by_its_style(style: dict[str, Any], wire: str) -> None:
+    """pipeDelimited and spaceDelimited arrays went out comma-joined (the fake said 400)."""
+    from edgedelivery_async._requests import encode_query
+    from edgedelivery_async._schema import _parameter
+
+    node = {"name": "ids", "in": "query", "explode": False, **style}
+    node["schema"] = {"type": "array", "items": {"type": "string"}}
+    problems: list[Any] = []
+    assert encode_query((_parameter(node),), {"ids": ["1", "2", "a,b"]}, problems) == wire
+    assert problems == []
