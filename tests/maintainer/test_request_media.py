@@ -75,6 +75,14 @@ SCRIPT = textwrap.dedent(
             assert await client.compute.set_json(7, name="x") is None
 
     asyncio.run(main())
+
+    # The command line takes the text/json body's fields as options, as for application/json
+    import contextlib
+    from edgedelivery_async.cli import main as cli
+    shown = io.StringIO()
+    with contextlib.redirect_stdout(shown):
+        assert cli(["compute", "set-json", "--help"]) == 0
+    assert "--name" in shown.getvalue(), shown.getvalue()
     print("ok")
     """
 )

@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from .._schema import json_media
+
 PACKAGE = "edgedelivery_openapi"
 _METHODS = ("get", "put", "post", "delete", "patch", "head")
 _DELIMITERS = r"\. _-"
@@ -221,7 +223,7 @@ def _operation(
             )
         )
     body = deref(operation.get("requestBody", {}))
-    media = body.get("content", {}).get("application/json")
+    media = json_media(body.get("content", {}))  # any JSON spelling (merge-patch+json too)
     fields: list[Input] = []
     body_param: str | None = None
     body_schema: dict[str, Any] = {}
