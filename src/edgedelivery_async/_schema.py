@@ -15,6 +15,8 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ._media import is_json, json_media
+
 if TYPE_CHECKING:  # imported by the first validation: reading never needs them
     import jsonschema
     import referencing
@@ -157,22 +159,6 @@ def pagination_of(op: dict[str, Any]) -> dict[str, Any] | None:
     """The operation's pagination as the emitter resolved it into the shipped document."""
     rule = op.get("x-sdk-pagination")
     return dict(rule) if isinstance(rule, dict) and "page-argument" in rule else None
-
-
-def is_json(media_type: str) -> bool:
-    """`application/json`, `text/json` and `application/<anything>+json` (parameters aside)."""
-    kind = media_type.split(";", 1)[0].strip().lower()
-    return kind in ("application/json", "text/json") or (
-        kind.startswith("application/") and kind.endswith("+json")
-    )
-
-
-def json_media(content: dict[str, Any]) -> dict[str, Any] | None:
-    """The JSON media type object of a `content` map (`application/json` first), if any."""
-    if "application/json" in content:
-        found: dict[str, Any] = content["application/json"]
-        return found
-    return next((media for kind, media in content.items() if is_json(kind)), None)
 
 
 def reply_media(op: dict[str, Any], resolve: Any) -> tuple[str, str]:

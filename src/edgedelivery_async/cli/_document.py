@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from .._schema import json_media
+from .._media import json_media
 
 PACKAGE = "edgedelivery_openapi"
 _METHODS = ("get", "put", "post", "delete", "patch", "head")

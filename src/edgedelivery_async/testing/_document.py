@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from edgedelivery_async import _schema
+from edgedelivery_async._media import json_media
 
 # How `_schema` reads the shipped document: the methods, the order in which success
 # responses are taken (the result before "accepted"); `_schema._parameter` reads a parameter.
@@ -103,7 +104,7 @@ def read_operations(
             params = [resolve(p) for p in op.get("parameters", [])]
             security = op.get("security", spec.get("security", []))
             content = resolve(op.get("requestBody", {})).get("content", {})
-            media = _schema.json_media(content)
+            media = json_media(content)
             body_kind, body_media = _schema.request_media(content)
             result = _success_schema(op, resolve)
             reply, accept = _schema.reply_media(op, resolve)
@@ -131,6 +132,6 @@ def _success_schema(op: dict[str, Any], resolve: Deref) -> dict[str, Any] | None
     responses = op.get("responses", {})
     for status in SUCCESS:
         if status in responses:
-            media = _schema.json_media(resolve(responses[status]).get("content", {}))
+            media = json_media(resolve(responses[status]).get("content", {}))
             return resolve(media.get("schema", {})) if media else None
     return None
