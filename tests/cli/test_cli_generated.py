@@ -250,3 +250,30 @@ def test_an_option_shows_the_kind_of_its_value_not_its_name_again(cli: Run) -> N
     text = plain(result.out)
     assert re.search(r"--hostname\s+TEXT\b", text), text
     assert "HOSTNAME" not in text
+
+
+def test_an_operation_never_takes_a_hand_written_commands_name(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A `Demo` tag's group replaced `edgedelivery demo`, and `shield dump` replaced an
+    operation's `dump` command, with no word of it: those now get "-api" after the name."""
+    import copy
+
+    from edgedelivery_async.cli import _app
+
+    spec = copy.deepcopy(_document.document())
+    ok = {"200": {"description": "ok", "content": {"application/json": {"schema": {}}}}}
+    spec["paths"]["/demo"] = {
+        "get": {"operationId": "Demo_List", "tags": ["Demo"], "responses": ok}
+    }
+    spec["paths"]["/shield/dump"] = {
+        "get": {"operationId": "ShieldZone_Dump", "tags": ["Shield"], "responses": ok}
+    }
+    monkeypatch.setattr(_document, "document", lambda: spec)
+    found = {group.name: group for group in _document.groups.__wrapped__()}
+    assert "demo" not in found
+    assert [op.command for op in found["demo-api"].operations] == ["list"]
+    assert "dump-api" in [op.command for op in found["shield"].operations]
+    assert "dump" not in [op.command for op in found["shield"].operations]
+    hand_written = {name: frozenset(commands) for name, commands in _app.HAND_WRITTEN.items()}
+    assert {"": frozenset({"demo"}), **hand_written} == _document.HAND_WRITTEN_COMMANDS

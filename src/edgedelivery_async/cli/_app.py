@@ -119,7 +119,8 @@ def global_options(
     )
 
 
-#: Hand-written commands, by group: not operations of the document.
+#: Hand-written commands, by group: not operations of the document (their names are
+#: reserved in `_document.HAND_WRITTEN_COMMANDS`, so no operation's command takes them).
 HAND_WRITTEN = {"shield": {"dump": dump_command}}
 
 for _name, _group in build_groups().items():

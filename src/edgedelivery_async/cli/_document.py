@@ -18,6 +18,7 @@ tests/cli checks these names against the generated methods' signatures.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import importlib.resources
 import importlib.util
@@ -181,12 +182,28 @@ def groups() -> tuple[GroupSpec, ...]:
             found.setdefault(resource, []).append(
                 _operation(spec, path, http_method, operation, resource)
             )
-    return tuple(
-        GroupSpec(kebab_case(resource), resource, helps[resource], tuple(operations))
-        for resource, operations in sorted(
-            found.items(), key=lambda item: order.get(item[0], len(order))
+    made = []
+    for resource, operations in sorted(
+        found.items(), key=lambda item: order.get(item[0], len(order))
+    ):
+        name = kebab_case(resource)
+        taken = HAND_WRITTEN_COMMANDS.get(name, frozenset())
+        named = tuple(
+            dataclasses.replace(op, command=f"{op.command}-api") if op.command in taken else op
+            for op in operations
         )
-    )
+        name = f"{name}-api" if name in HAND_WRITTEN_COMMANDS[""] else name
+        made.append(GroupSpec(name, resource, helps[resource], named))
+    return tuple(made)
+
+
+#: The command line's own commands, by group ("": the top level), which no command or
+#: group of an operation takes: those get "-api" after their name (a `Demo` tag would have
+#: replaced `edgedelivery demo`, and `shield dump` an operation's `dump` command).
+HAND_WRITTEN_COMMANDS: dict[str, frozenset[str]] = {
+    "": frozenset({"demo"}),
+    "shield": frozenset({"dump"}),
+}
 
 
 def operations() -> dict[str, OperationSpec]:
