@@ -277,3 +277,49 @@ def test_an_operation_never_takes_a_hand_written_commands_name(
     assert "dump" not in [op.command for op in found["shield"].operations]
     hand_written = {name: frozenset(commands) for name, commands in _app.HAND_WRITTEN.items()}
     assert {"": frozenset({"demo"}), **hand_written} == _document.HAND_WRITTEN_COMMANDS
+
+
+def test_every_option_of_a_command_has_a_name_of_its_own() -> None:
+    """A query parameter `help` took --help, a field `Body` the --body FILE option, and
+    fields `Cache` and `NoCache` both --no-cache: each now gets a name no other takes."""
+    from edgedelivery_async.cli._commands import GeneratedCommand
+    from edgedelivery_async.cli._document import Input, OperationSpec
+
+    flag, text = {"type": "boolean"}, {"type": "string"}
+    operation = OperationSpec(
+        operation_id="Widget_AddNote",
+        http_method="POST",
+        path="/widgets/{id}/note",
+        resource="widgets",
+        method="add_note",
+        command="add-note",
+        summary="Add a note",
+        description="",
+        requires_key=True,
+        query_params=(Input("query", "help", "help", flag, False),),
+        fields=(
+            Input("field", "Body", "body", text, True),
+            Input("field", "Cache", "cache", flag, False),
+            Input("field", "NoCache", "no_cache", flag, False),
+        ),
+        has_body=True,
+    )
+    command = GeneratedCommand.build(operation, None)
+    labels = [bound.label for bound in command.bound]
+    assert labels == [
+        "--help-query/--no-help-query",
+        "--body-field",
+        "--cache/--no-cache",
+        "--no-cache-field/--no-no-cache-field",
+    ]
+    infos = [param.annotation.__metadata__[0] for param in command.params]
+    options = [  # (typer takes an Annotated option's first declaration as its "default")
+        name
+        for info in infos
+        for name in (info.default, *info.param_decls)
+        if isinstance(name, str) and name.startswith("-")
+    ]
+    spelled = [part for name in options for part in name.split("/")]
+    assert len(spelled) == len(set(spelled)), spelled
+    assert "--help" not in spelled
+    assert "--body" in spelled  # the whole body, as on every command with one

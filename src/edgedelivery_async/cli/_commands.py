@@ -176,6 +176,7 @@ class GeneratedCommand:
     extras: list[Param] = field(default_factory=list)  # the override's own parameters
     body_param: str | None = None  # the --body parameter, when the operation has a body
     body_label: str = "--body"
+    taken: set[str] = field(default_factory=lambda: set(CONTEXT_SETTINGS["help_option_names"]))
 
     # ------------------------------------------------------------- building
     @classmethod
@@ -183,6 +184,8 @@ class GeneratedCommand:
         self = cls(operation, override)
         decls = override.body_options if override is not None else ("--body",)
         self.body_label = "/".join(d for d in decls if d.startswith("--"))
+        if operation.has_body:
+            self.taken.update(decls)
         for number, item in enumerate(operation.path_params):
             self._argument(number, item)
         if override is not None:
@@ -228,6 +231,8 @@ class GeneratedCommand:
         decls: tuple[str, ...] = (item.option,)
         if self.override is not None and item.python in self.override.options:
             decls = self.override.options[item.python]
+        else:
+            decls = (self._free(item, boolean=kind == "boolean"),)
         help_parts = [item.description] if item.description else []
         if self.override is not None and item.python in self.override.option_help:
             help_parts = [self.override.option_help[item.python]]
@@ -274,6 +279,20 @@ class GeneratedCommand:
         label = "/".join(d for d in decls if d.startswith("--")) or decls[0]
         self.params.append(Param(name, Annotated[annotation, option], None))
         self.bound.append(Bound(item, name, label, json_kind, choices))
+
+    def _free(self, item: Input, *, boolean: bool) -> str:
+        """The option's name, or one that no other option of the command takes (`--help`,
+        `--body`, a flag's `--no-` form): `--help-query`, `--body-field`, then numbered.
+        A query parameter named `help` took --help, and a field `Body` the --body FILE."""
+        kind = "query" if item.kind == "query" else "field"
+        candidates = [item.option, f"{item.option}-{kind}"]
+        candidates += [f"{item.option}-{kind}-{n}" for n in range(2, 100)]
+        for option in candidates:
+            names = {option, f"--no-{option.removeprefix('--')}"} if boolean else {option}
+            if not names & self.taken:
+                self.taken.update(names)
+                return option
+        raise ValueError(f"no free option name for {item.option}")  # (100 of one name)
 
     def _body(self) -> None:
         override = self.override
