@@ -329,7 +329,7 @@ class Emitter:
             location = parameter["in"]
             if location == "path":
                 kind = self.deref(schema).get("type")
-                type_ = "int" if kind == "integer" else "str | int"
+                type_ = {"integer": "int", "boolean": "bool"}.get(kind, "str | int")
                 method.path_params.append(
                     Param(python_name, parameter["name"], type_, True, hinted=hinted)
                 )

@@ -330,10 +330,17 @@ def encode_path_value(
     name: str, value: object, schema: Mapping[str, Any], problems: list[Problem]
 ) -> str:
     """The percent-encoded path segment for one parameter (collecting problems)."""
-    if type(value) is int and _INT64[0] <= value <= _INT64[1]:  # the common case, cheaply
-        return str(value)
-    integer_only = schema.get("type") == "integer"
-    if isinstance(value, bool):
+    kind = schema.get("type")
+    if type(value) is int and _INT64[0] <= value <= _INT64[1] and kind != "boolean":
+        return str(value)  # the common case, cheaply
+    integer_only = kind == "integer"
+    if kind == "boolean":  # as JSON spells it, the one form a path takes
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        if value in ("true", "false"):  # (the command line gives text)
+            return str(value)
+        problems.append(Problem(name, f"must be True or False, not {value!r}"[:200]))
+    elif isinstance(value, bool):
         problems.append(Problem(name, "must be an identifier, not a boolean"))
     elif isinstance(value, int):
         number = int(value)  # the integer itself, whatever a subclass's str() says

@@ -416,3 +416,24 @@ def test_an_array_query_parameter_is_joined_by_its_style(style: dict[str, Any], 
     problems: list[Any] = []
     assert encode_query((_parameter(node),), {"ids": ["1", "2", "a,b"]}, problems) == wire
     assert problems == []
+
+
+@pytest.mark.parametrize(
+    ("value", "segment"), [(True, "true"), (False, "false"), ("true", "true"), ("false", "false")]
+)
+def test_a_boolean_path_parameter_takes_a_bool(value: Any, segment: str) -> None:
+    """It refused True ("must be an identifier, not a boolean") and took only the text."""
+    from edgedelivery_async._requests import encode_path_value
+
+    problems: list[Any] = []
+    assert encode_path_value("flag", value, {"type": "boolean"}, problems) == segment
+    assert problems == []
+
+
+@pytest.mark.parametrize("value", [1, "yes", None, "True"])
+def test_a_boolean_path_parameter_refuses_anything_else(value: Any) -> None:
+    from edgedelivery_async._requests import encode_path_value
+
+    problems: list[Any] = []
+    encode_path_value("flag", value, {"type": "boolean"}, problems)
+    assert [p.field for p in problems] == ["flag"]
