@@ -262,3 +262,10 @@ def test_pagination_declared_once_applies_where_the_page_and_items_are() -> None
         "Zone_All": None,  # no page parameter
         "Zone_Off": None,  # opted out
     }
+
+
+def test_a_boolean_path_parameter_is_typed_bool() -> None:
+    parameter = {"name": "flag", "in": "path", "required": True, "schema": {"type": "boolean"}}
+    _, found = _names({"/w/{flag}": {"get": _op("Widget_Search", parameters=[parameter])}})
+    method = found["video"]["Widget_Search"]
+    assert any(declaration.startswith("flag: bool") for declaration in method.signature)
