@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from openapi_python_client.strings import snake_case
 
 JSON = "application/json"
 METHODS = ("get", "put", "post", "delete", "patch", "head", "options", "trace")
@@ -360,6 +361,40 @@ def _object_by_reference(schemas: dict[str, Any], variant: Any) -> dict[str, Any
     return target if is_object else {}
 
 
+def distinct_enum_names(spec: dict[str, Any]) -> None:
+    """The generator names a string enum's members after their values in upper case, so
+    `Low` and `low` are both LOW: it stopped with a traceback ("Duplicate key LOW"), and
+    names equal only after its snake_case (`a-b`, `A_B`) kept the last value alone. Where
+    names would clash, each member gets its own (`x-enum-varnames`): the name, then its
+    place in the list (`LOW_2`)."""
+
+    def visit(node: Any) -> None:
+        if isinstance(node, list):
+            for item in node:
+                visit(item)
+            return
+        if not isinstance(node, dict):
+            return
+        values = [v for v in node.get("enum") or () if v is not None]
+        if values and all(isinstance(v, str) for v in values) and "x-enum-varnames" not in node:
+            names = [_enum_member(value, index) for index, value in enumerate(values)]
+            if len(set(names)) < len(names):
+                node["x-enum-varnames"] = [
+                    name if names.count(name) == 1 else f"{name}_{index}"
+                    for index, name in enumerate(names)
+                ]
+        for value in node.values():
+            visit(value)
+
+    visit(spec)
+
+
+def _enum_member(value: str, index: int) -> str:
+    """The member name the generator gives a string enum's value (`enum_property.py`)."""
+    key = value.upper() if value and value[0].isalpha() else f"VALUE_{index}"
+    return str(snake_case(key).upper())
+
+
 def drop_optional_security(spec: dict[str, Any]) -> None:
     """The generator types `client` as `AuthenticatedClient` whenever `security` is
     non-empty, even when `{}` (no credential) is one of its alternatives. The shield
@@ -443,6 +478,7 @@ REWRITES = (
     keep_only_json_responses,
     drop_property_combinators,
     merge_error_body_unions,
+    distinct_enum_names,
     drop_optional_security,
     mark_secrets,
     nullable_everywhere,

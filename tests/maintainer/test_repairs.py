@@ -268,3 +268,16 @@ def test_error_shapes_by_reference_are_merged() -> None:
     }
     prepare_spec.merge_error_body_unions(document)
     assert media["schema"]["properties"] == {"a": {"type": "string"}, "b": {"type": "integer"}}
+
+
+def test_enum_values_the_generator_would_name_alike_get_names_of_their_own() -> None:
+    """`Low` and `low` are both LOW to the generator: it stopped with a traceback."""
+    level = {"type": "string", "enum": ["", "1", "a-b", "None", "Low", "low", None]}
+    plain = {"type": "string", "enum": ["small", "large"]}
+    document = _document({})
+    document["components"]["schemas"] = {"Level": level, "Size": plain}
+    prepare_spec.distinct_enum_names(document)
+    names = level["x-enum-varnames"]
+    assert len(names) == 6
+    assert len(set(names)) == 6
+    assert "x-enum-varnames" not in plain  # no clash: the generator's own names
