@@ -395,6 +395,40 @@ def _enum_member(value: str, index: int) -> str:
     return str(snake_case(key).upper())
 
 
+def generator_path_names(spec: dict[str, Any]) -> None:
+    """The generator takes a path parameter's name only as `[A-Za-z_-][A-Za-z0-9_-]*`:
+    `{v.major}` stopped it ("Incorrect path templating"), though the document is valid.
+    Its endpoint code is thrown away (the emitter reads the document itself), so in its
+    input such a name is spelled with `_` for each other character, in the path and in
+    the parameter (`_v_major`; the `_` first, so a name may start with a digit)."""
+    paths = spec.get("paths", {})
+    for path in list(paths):
+        names = re.findall(r"{([^}]*)}", path)
+        odd = {name: "_" + _PATH_NAME_ODD.sub("_", name) for name in names if _odd_path_name(name)}
+        if not odd:
+            continue
+        item = paths.pop(path)
+        renamed = path
+        for name, plain in odd.items():
+            renamed = renamed.replace(f"{{{name}}}", f"{{{plain}}}")
+        for method, op in item.items():
+            if method not in METHODS or not isinstance(op, dict):
+                continue
+            parameters = [copy.deepcopy(_resolve(spec, p)) for p in op.get("parameters", [])]
+            for parameter in parameters:
+                if parameter.get("in") == "path" and parameter.get("name") in odd:
+                    parameter["name"] = odd[parameter["name"]]
+            op["parameters"] = parameters
+        paths[renamed] = item
+
+
+_PATH_NAME_ODD = re.compile(r"[^A-Za-z0-9_-]")
+
+
+def _odd_path_name(name: str) -> bool:
+    return not re.fullmatch(r"[A-Za-z_-][A-Za-z0-9_-]*", name)
+
+
 def drop_optional_security(spec: dict[str, Any]) -> None:
     """The generator types `client` as `AuthenticatedClient` whenever `security` is
     non-empty, even when `{}` (no credential) is one of its alternatives. The shield
@@ -479,6 +513,7 @@ REWRITES = (
     drop_property_combinators,
     merge_error_body_unions,
     distinct_enum_names,
+    generator_path_names,
     drop_optional_security,
     mark_secrets,
     nullable_everywhere,

@@ -281,3 +281,12 @@ def test_enum_values_the_generator_would_name_alike_get_names_of_their_own() -> 
     assert len(names) == 6
     assert len(set(names)) == 6
     assert "x-enum-varnames" not in plain  # no clash: the generator's own names
+
+
+def test_a_path_parameter_name_the_generator_refuses_is_spelled_plain_for_it() -> None:
+    parameter = {"name": "v.major", "in": "path", "required": True, "schema": {"type": "string"}}
+    document = _document({"/w/{v.major}": {"get": {"parameters": [parameter], "responses": OK}}})
+    prepare_spec.generator_path_names(document)
+    assert list(document["paths"]) == ["/w/{_v_major}"]
+    assert document["paths"]["/w/{_v_major}"]["get"]["parameters"][0]["name"] == "_v_major"
+    assert parameter["name"] == "v.major"  # a copy: the document's own stays as it is
