@@ -130,6 +130,40 @@ async def cut_off(request: web.Request) -> web.StreamResponse:
     return response
 
 
+@dataclass
+class RawServer:
+    """A loopback server that answers every request with the bytes of `answer`, for
+    replies no HTTP library would write; it keeps each request's head."""
+
+    answer: bytes = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}"
+    heads: list[bytes] = field(default_factory=list)
+    port: int = 0
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            self.heads.append(await reader.readuntil(b"\r\n\r\n"))
+            writer.write(self.answer)
+            await writer.drain()
+        except (ConnectionError, asyncio.IncompleteReadError):
+            pass  # the client gave up on the reply: that is the point of some tests
+        finally:
+            writer.close()
+
+
+@asynccontextmanager
+async def raw_server() -> AsyncIterator[RawServer]:
+    """A `RawServer` listening on 127.0.0.1 for the length of the block."""
+    raw = RawServer()
+    listening = await asyncio.start_server(raw.handle, "127.0.0.1", 0)
+    raw.port = listening.sockets[0].getsockname()[1]
+    async with listening:
+        yield raw
+
+
 async def reset(request: web.Request) -> web.StreamResponse:
     """Part of a reply, then a TCP reset (not a clean close): "connection reset by peer"."""
     response = web.StreamResponse(status=200, headers={"Content-Length": "100"})

@@ -7,50 +7,22 @@ their own (WHATWG) way, where a backslash ends the host. So a Location outside R
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
 
 import pytest
 
 from edgedelivery_async import APIConnectionError, APIStatusError
 
-from .loopback import EVERY_TRANSPORT, open_client
+from .loopback import EVERY_TRANSPORT, RawServer, open_client, raw_server
 
 KEY = "k" * 30 + "secret"
 
 
-@dataclass
-class Host:
-    """A loopback server that records request heads and answers with `answer`."""
-
-    answer: bytes = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}"
-    heads: list[bytes] = field(default_factory=list)
-    port: int = 0
-
-    async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            self.heads.append(await reader.readuntil(b"\r\n\r\n"))
-            writer.write(self.answer)
-            await writer.drain()
-        except (ConnectionError, asyncio.IncompleteReadError):
-            pass
-        finally:
-            writer.close()
-
-
 @pytest.fixture
-async def hosts() -> AsyncIterator[tuple[Host, Host]]:
+async def hosts() -> AsyncIterator[tuple[RawServer, RawServer]]:
     """The API and another origin (another port on the same address)."""
-    api, other = Host(), Host()
-    servers = [await asyncio.start_server(h.handle, "127.0.0.1", 0) for h in (api, other)]
-    for host, server in zip((api, other), servers, strict=True):
-        host.port = server.sockets[0].getsockname()[1]
-    try:
+    async with raw_server() as api, raw_server() as other:
         yield api, other
-    finally:
-        for server in servers:
-            server.close()
 
 
 def redirect(location: bytes) -> bytes:
@@ -71,7 +43,10 @@ UNUSABLE = [
 @pytest.mark.parametrize("transport", EVERY_TRANSPORT)
 @pytest.mark.parametrize("location", UNUSABLE)
 async def test_a_location_outside_rfc_3986_is_not_followed(
-    transport: str, location: str, hosts: tuple[Host, Host], caplog: pytest.LogCaptureFixture
+    transport: str,
+    location: str,
+    hosts: tuple[RawServer, RawServer],
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     api, other = hosts
     api.answer = redirect(location.format(api=api.port, other=other.port).encode())
@@ -92,7 +67,7 @@ async def test_a_location_outside_rfc_3986_is_not_followed(
 
 @pytest.mark.parametrize("transport", EVERY_TRANSPORT)
 async def test_a_location_in_utf_8_is_followed_percent_encoded(
-    transport: str, hosts: tuple[Host, Host]
+    transport: str, hosts: tuple[RawServer, RawServer]
 ) -> None:
     api, _ = hosts
     api.answer = redirect("/café/ü".encode())

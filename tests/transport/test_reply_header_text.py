@@ -8,50 +8,32 @@ a field is left out and the rest of the reply is read. `http_response` and an er
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 
 import pytest
 
 from edgedelivery_async import APIStatusError
 
-from .loopback import EVERY_TRANSPORT, open_client
+from .loopback import EVERY_TRANSPORT, RawServer, open_client, raw_server
 
 
-class Replies:
-    """A loopback server whose every reply has the status and extra header lines given."""
-
-    def __init__(self) -> None:
-        self.status = b"200 OK"
-        self.lines = b""
-        self.base_url = ""
-
-    async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            await reader.readuntil(b"\r\n\r\n")
-            writer.write(
-                b"HTTP/1.1 %s\r\n%sContent-Type: application/json\r\nContent-Length: 7\r\n"
-                b'Connection: close\r\n\r\n{"a":1}' % (self.status, self.lines)
-            )
-            await writer.drain()
-        except (ConnectionError, asyncio.IncompleteReadError):
-            pass
-        finally:
-            writer.close()
+def answer(status: bytes, lines: bytes) -> bytes:
+    """A reply with this status and these extra header lines, and a JSON body."""
+    return (
+        b"HTTP/1.1 %s\r\n%sContent-Type: application/json\r\nContent-Length: 7\r\n"
+        b'Connection: close\r\n\r\n{"a":1}' % (status, lines)
+    )
 
 
 @pytest.fixture
-async def server() -> AsyncIterator[Replies]:
-    replies = Replies()
-    listening = await asyncio.start_server(replies.handle, "127.0.0.1", 0)
-    replies.base_url = f"http://127.0.0.1:{listening.sockets[0].getsockname()[1]}"
-    async with listening:
-        yield replies
+async def server() -> AsyncIterator[RawServer]:
+    async with raw_server() as raw:
+        yield raw
 
 
 @pytest.mark.parametrize("transport", EVERY_TRANSPORT)
-async def test_a_utf_8_header_value_is_read(transport: str, server: Replies) -> None:
-    server.lines = "X-Note: café\r\nX-Plain: ok\r\n".encode()
+async def test_a_utf_8_header_value_is_read(transport: str, server: RawServer) -> None:
+    server.answer = answer(b"200 OK", "X-Note: café\r\nX-Plain: ok\r\n".encode())
     async with open_client(transport, "k" * 36, server.base_url, max_retries=0) as client:
         reply = await client.request.with_response("GET", "/pullzone/1")
 
@@ -67,10 +49,10 @@ async def test_a_utf_8_header_value_is_read(transport: str, server: Replies) -> 
 @pytest.mark.parametrize("transport", EVERY_TRANSPORT)
 @pytest.mark.parametrize("value", [b"caf\xe9", b"\xff\xfe", "ü".encode() * 10])
 async def test_an_error_reply_with_such_values_is_the_status_error(
-    transport: str, value: bytes, server: Replies
+    transport: str, value: bytes, server: RawServer
 ) -> None:
-    server.status = b"500 Internal Server Error"
-    server.lines = b"X-Note: %s\r\nRetry-After: %s\r\n" % (value, value)
+    lines = b"X-Note: %s\r\nRetry-After: %s\r\n" % (value, value)
+    server.answer = answer(b"500 Internal Server Error", lines)
     async with open_client(transport, "k" * 36, server.base_url, max_retries=0) as client:
         with pytest.raises(APIStatusError) as info:
             await client.request("GET", "/pullzone/1")

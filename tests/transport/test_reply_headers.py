@@ -8,7 +8,6 @@ field more than `MAX_HEADER_FIELDS` (hyper's limit, which pyreqwest cannot raise
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 
 import pytest
@@ -16,7 +15,7 @@ import pytest
 from edgedelivery_async import APIConnectionError
 from edgedelivery_async._http import MAX_HEADER_BYTES, MAX_HEADER_FIELDS
 
-from .loopback import EVERY_TRANSPORT, open_client
+from .loopback import EVERY_TRANSPORT, RawServer, open_client, raw_server
 
 FIELD = 4000  # a value's bytes, well within every library's limit on one line
 LIMITS = (
@@ -25,33 +24,16 @@ LIMITS = (
 )
 
 
-class RawServer:
-    """A loopback server that answers every request with the fields it is given."""
-
-    def __init__(self) -> None:
-        self.fields: list[tuple[str, str]] = []
-        self.base_url = ""
-
-    async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            await reader.readuntil(b"\r\n\r\n")
-            head = "".join(f"{name}: {value}\r\n" for name, value in self.fields)
-            writer.write(f"HTTP/1.1 200 OK\r\n{head}\r\n{{}}".encode("latin-1"))
-            await writer.drain()
-        except (ConnectionError, asyncio.IncompleteReadError):
-            pass  # the client gave up on the reply: that is the point of some tests
-        finally:
-            writer.close()
-
-
 @pytest.fixture
 async def server() -> AsyncIterator[RawServer]:
-    raw = RawServer()
-    listening = await asyncio.start_server(raw.handle, "127.0.0.1", 0)
-    host, port = listening.sockets[0].getsockname()[:2]
-    raw.base_url = f"http://{host}:{port}"
-    async with listening:
+    async with raw_server() as raw:
         yield raw
+
+
+def answer_with(fields: list[tuple[str, str]]) -> bytes:
+    """A 200 reply with these header fields and the body `{}`."""
+    head = "".join(f"{name}: {value}\r\n" for name, value in fields)
+    return f"HTTP/1.1 200 OK\r\n{head}\r\n{{}}".encode("latin-1")
 
 
 def fields_of(total: int, *, name: str | None = None) -> list[tuple[str, str]]:
@@ -79,8 +61,8 @@ async def fetch(name: str, server: RawServer) -> object:
 
 @pytest.mark.parametrize("name", EVERY_TRANSPORT)
 async def test_a_200_kb_header_is_refused(name: str, server: RawServer) -> None:
-    server.fields = [("Content-Type", "application/json"), ("Content-Length", "2")]
-    server.fields.append(("X-Big", "a" * 200_000))
+    fields = [("Content-Type", "application/json"), ("Content-Length", "2")]
+    server.answer = answer_with([*fields, ("X-Big", "a" * 200_000)])
     with pytest.raises(APIConnectionError) as info:
         await fetch(name, server)
     assert info.value.request_sent is True
@@ -92,8 +74,8 @@ async def test_a_200_kb_header_is_refused(name: str, server: RawServer) -> None:
 async def test_one_byte_over_the_limit_is_refused(
     name: str, spread: str, server: RawServer
 ) -> None:
-    server.fields = fields_of(
-        MAX_HEADER_BYTES + 1, name="Set-Cookie" if spread == "one name" else None
+    server.answer = answer_with(
+        fields_of(MAX_HEADER_BYTES + 1, name="Set-Cookie" if spread == "one name" else None)
     )
     with pytest.raises(APIConnectionError) as info:
         await fetch(name, server)
@@ -104,15 +86,17 @@ async def test_one_byte_over_the_limit_is_refused(
 @pytest.mark.parametrize("name", EVERY_TRANSPORT)
 @pytest.mark.parametrize("spread", ["many names", "one name"])
 async def test_a_reply_at_the_limit_is_read(name: str, spread: str, server: RawServer) -> None:
-    server.fields = fields_of(MAX_HEADER_BYTES, name="Set-Cookie" if spread == "one name" else None)
+    server.answer = answer_with(
+        fields_of(MAX_HEADER_BYTES, name="Set-Cookie" if spread == "one name" else None)
+    )
     assert await fetch(name, server) == {}
 
 
 @pytest.mark.parametrize("name", EVERY_TRANSPORT)
 async def test_an_ordinary_reply_with_a_long_field_is_read(name: str, server: RawServer) -> None:
     """A field longer than aiohttp's own 8190-byte line limit, well within the SDK's."""
-    server.fields = [("Content-Type", "application/json"), ("Content-Length", "2")]
-    server.fields.append(("Content-Security-Policy", "x" * 9000))
+    fields = [("Content-Type", "application/json"), ("Content-Length", "2")]
+    server.answer = answer_with([*fields, ("Content-Security-Policy", "x" * 9000)])
     assert await fetch(name, server) == {}
 
 
@@ -121,8 +105,8 @@ async def test_an_ordinary_reply_with_a_long_field_is_read(name: str, server: Ra
 async def test_at_most_so_many_fields(name: str, count: int, server: RawServer) -> None:
     """Small fields, far within the bytes: aiohttp allowed 128 and httpx any number,
     while wreq and reqwest failed past 100 with no word of why."""
-    server.fields = [("Content-Type", "application/json"), ("Content-Length", "2")]
-    server.fields += [(f"X-F{index}", "a") for index in range(count - 2)]
+    fields = [("Content-Type", "application/json"), ("Content-Length", "2")]
+    server.answer = answer_with([*fields, *((f"X-F{index}", "a") for index in range(count - 2))])
     if count <= MAX_HEADER_FIELDS:
         assert await fetch(name, server) == {}
         return

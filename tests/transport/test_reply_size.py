@@ -7,8 +7,6 @@ bomb (measured in a fresh process, where the peak RSS means something).
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import gzip
 import json
 import subprocess
@@ -26,7 +24,13 @@ from edgedelivery_async._exceptions import ResponseTooLargeError
 from edgedelivery_async._http import RawRequest, Transport
 from edgedelivery_async._transport import HttpxTransport, make_transport
 
-from .loopback import EVERY_TRANSPORT, LoopbackServer, loopback_server, open_client
+from .loopback import (
+    EVERY_TRANSPORT,
+    LoopbackServer,
+    loopback_server,
+    open_client,
+    raw_server,
+)
 
 KEY = "edk-size-93c1"
 BOMB_MB = 256
@@ -169,20 +173,12 @@ async def test_a_length_beside_chunked_framing_does_not_lift_the_cap(capped: Tra
     (reqwest read all 10,000 bytes past a cap of 1,000, trusting the length)."""
     block = b"[" + b" " * (10 * CAP - 2) + b"]"
 
-    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        with contextlib.suppress(ConnectionError, asyncio.IncompleteReadError):
-            await reader.readuntil(b"\r\n\r\n")
-            writer.write(
-                b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 5\r\n"
-                b"Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
-                b"%x\r\n%s\r\n0\r\n\r\n" % (len(block), block)
-            )
-            await writer.drain()
-        writer.close()
-
-    listening = await asyncio.start_server(handle, "127.0.0.1", 0)
-    port = listening.sockets[0].getsockname()[1]
-    url = f"http://127.0.0.1:{port}/mc/registries/1"
-    async with listening:
+    async with raw_server() as server:
+        server.answer = (
+            b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 5\r\n"
+            b"Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+            b"%x\r\n%s\r\n0\r\n\r\n" % (len(block), block)
+        )
+        url = f"{server.base_url}/mc/registries/1"
         with pytest.raises((ResponseTooLargeError, APIConnectionError)):
             await capped.send(RawRequest("GET", url, "/mc/registries/1", {}), TIMEOUT)
