@@ -25,7 +25,7 @@ from ._schema import Operation, Parameter, Problem, deref, operations, validate
 if TYPE_CHECKING:
     from ._call import Call
 
-_INT64 = (-(2**63), 2**63 - 1)
+_INT64_LOW, _INT64_HIGH = -(2**63), 2**63 - 1
 
 
 @dataclass(slots=True)
@@ -51,8 +51,12 @@ def prepare_call(call: Call[Any]) -> Prepared:
         )
     problems: list[Problem] = []
     path = op.path
-    for name, schema in op.path_params:
-        encoded = encode_path_value(name, call.path.get(name), schema, problems)
+    for name, schema, digits in op.path_params:
+        value = call.path.get(name)
+        if digits and type(value) is int and _INT64_LOW <= value <= _INT64_HIGH:
+            encoded = str(value)  # the common case, cheaply
+        else:
+            encoded = encode_path_value(name, value, schema, problems)
         path = path.replace("{" + name + "}", encoded)
     query = ""
     if op.query_params or call.query:
@@ -327,12 +331,10 @@ def _raw_query_text(name: str, item: object, problems: list[Problem]) -> str | N
 
 
 def encode_path_value(
-    name: str, value: object, schema: Mapping[str, Any], problems: list[Problem]
+    name: str, value: object, schema: dict[str, Any], problems: list[Problem]
 ) -> str:
     """The percent-encoded path segment for one parameter (collecting problems)."""
-    kind = schema.get("type")
-    if type(value) is int and _INT64[0] <= value <= _INT64[1] and kind != "boolean":
-        return str(value)  # the common case, cheaply
+    kind = deref(schema).get("type")
     integer_only = kind == "integer"
     if kind == "boolean":  # as JSON spells it, the one form a path takes
         if isinstance(value, bool):
@@ -344,7 +346,7 @@ def encode_path_value(
         problems.append(Problem(name, "must be an identifier, not a boolean"))
     elif isinstance(value, int):
         number = int(value)  # the integer itself, whatever a subclass's str() says
-        if not _INT64[0] <= number <= _INT64[1]:
+        if not _INT64_LOW <= number <= _INT64_HIGH:
             # (past 4,300 digits, str() itself raises ValueError: name its size instead)
             shown = number if number.bit_length() <= 256 else f"a {number.bit_length()}-bit integer"
             problems.append(Problem(name, f"{shown} is out of the 64-bit integer range"))

@@ -13,11 +13,13 @@ import functools
 import importlib.resources
 import json
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ._media import is_json, json_media
 
 if TYPE_CHECKING:  # imported by the first validation: reading never needs them
+    from collections.abc import Callable
+
     import jsonschema
     import referencing
 
@@ -38,6 +40,14 @@ class Parameter:
     )
 
 
+class PathParameter(NamedTuple):
+    """A path parameter, and whether an integer goes out as its digits (the fast path)."""
+
+    name: str
+    schema: dict[str, Any]
+    digits: bool  # False for a boolean parameter, where 1 is not True
+
+
 @dataclass(frozen=True, slots=True)
 class Operation:
     """One operation of the document: how to reach it, what it takes, what it returns."""
@@ -45,7 +55,7 @@ class Operation:
     operation_id: str
     method: str
     path: str
-    path_params: tuple[tuple[str, dict[str, Any]], ...]
+    path_params: tuple[PathParameter, ...]
     requires_key: bool
     body_schema: dict[str, Any] | None
     query_params: tuple[Parameter, ...] = ()
@@ -97,7 +107,7 @@ def operations() -> dict[str, Operation]:
                 operation_id=op["operationId"],
                 method=method.upper(),
                 path=path,
-                path_params=tuple((p["name"], p["schema"]) for p in params if p["in"] == "path"),
+                path_params=tuple(path_parameter(p) for p in params if p["in"] == "path"),
                 requires_key=bool(security) and {} not in security,
                 body_schema=body["schema"] if body else None,
                 query_params=tuple(_parameter(p) for p in params if p["in"] == "query"),
@@ -236,6 +246,14 @@ def deref(node: dict[str, Any]) -> dict[str, Any]:
             target = target[part]
         node = target
     return node
+
+
+def path_parameter(
+    node: dict[str, Any], resolve: Callable[[dict[str, Any]], dict[str, Any]] = deref
+) -> PathParameter:
+    """A path parameter's entry in the operation table (`resolve` reads its `$ref`s)."""
+    schema = node.get("schema", {})
+    return PathParameter(node["name"], schema, resolve(schema).get("type") != "boolean")
 
 
 @functools.cache

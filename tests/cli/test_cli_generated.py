@@ -71,7 +71,7 @@ def test_the_cli_reads_the_names_the_generator_wrote(operation_id: str) -> None:
     assert sorted(item.python for item in (*spec.query_params, *spec.fields)) == sorted(keywords)
     assert spec.body_param == body or (body is None and spec.body_param is None)
     assert [item.wire for item in spec.path_params] == [
-        name for name, _ in _schema.operations()[operation_id].path_params
+        parameter.name for parameter in _schema.operations()[operation_id].path_params
     ]
     assert {item.wire for item in spec.query_params} == {
         parameter.name for parameter in _schema.operations()[operation_id].query_params

@@ -55,8 +55,8 @@ CASES = _examples()
 
 def _path_values(operation_id: str) -> dict[str, Any]:
     return {
-        name: 1 if s.get("type") == "integer" else "x"
-        for name, s in operations()[operation_id].path_params
+        p.name: 1 if p.schema.get("type") == "integer" else "x"
+        for p in operations()[operation_id].path_params
     }
 
 

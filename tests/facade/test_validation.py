@@ -437,3 +437,23 @@ def test_a_boolean_path_parameter_refuses_anything_else(value: Any) -> None:
     problems: list[Any] = []
     encode_path_value("flag", value, {"type": "boolean"}, problems)
     assert [p.field for p in problems] == ["flag"]
+
+
+@pytest.mark.parametrize("schema", [{"type": "boolean"}, {"$ref": "#/components/schemas/Flag"}])
+def test_an_integer_for_a_boolean_path_parameter_is_refused_by_a_call(
+    schema: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The integers' fast path is the operation table's to allow: 1 never goes out as True."""
+    from edgedelivery_async import InvalidRequestError, _requests, _schema
+    from edgedelivery_async._call import Call
+
+    document = {"components": {"schemas": {"Flag": {"type": "boolean"}}}}
+    monkeypatch.setattr(_schema, "spec", lambda: document)
+    node = {"name": "flag", "in": "path", "required": True, "schema": schema}
+    parameter = _schema.path_parameter(node)
+    assert parameter.digits is False
+    operation = _schema.Operation("op", "GET", "/x/{flag}", (parameter,), False, None)
+    monkeypatch.setattr(_requests, "operations", lambda: {"op": operation})
+    with pytest.raises(InvalidRequestError, match="flag: must be True or False, not 1"):
+        _requests.prepare_call(Call("op", object, path={"flag": 1}))
+    assert _requests.prepare_call(Call("op", object, path={"flag": True})).target == "/x/true"

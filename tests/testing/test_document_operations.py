@@ -40,7 +40,7 @@ def valid_request(
     raw = document.raw(operation)
     parameters = {p["name"]: p for p in map(document.deref, raw.get("parameters", []))}
     path = operation.path
-    for name, schema in operation.path_params:
+    for name, schema, _ in operation.path_params:
         value = parameters[name].get("example", sample(schema, document))
         path = path.replace("{" + name + "}", quote(_text(value), safe=""))
     query: list[tuple[str, str]] = []

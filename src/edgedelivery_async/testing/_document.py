@@ -112,7 +112,9 @@ def read_operations(
                 operation_id=op["operationId"],
                 method=method.upper(),
                 path=path,
-                path_params=tuple((p["name"], p["schema"]) for p in params if p["in"] == "path"),
+                path_params=tuple(
+                    _schema.path_parameter(p, resolve) for p in params if p["in"] == "path"
+                ),
                 requires_key=bool(security) and {} not in security,
                 body_schema=media["schema"] if media else None,
                 query_params=tuple(_schema._parameter(p) for p in params if p["in"] == "query"),

@@ -50,7 +50,7 @@ def path_params(match: Match, document: Document) -> dict[str, Any]:
     """The path parameters, typed and validated against their schemas."""
     values: dict[str, Any] = {}
     problems: list[_schema.Problem] = []
-    for name, schema in match.route.operation.path_params:
+    for name, schema, _ in match.route.operation.path_params:
         found, value = _typed(name, match.params[name], document.deref(schema), document)
         problems += found
         if not found:
