@@ -205,6 +205,11 @@ class Emitter:
             scalar = INPUT_SCALARS[kind]
             return scalar, scalar
         if kind == "array":
+            items = target.get("items")
+            model = self.model_of(items)
+            if model is not None and "enum" not in self.deref(items):
+                resource.models.add(model)  # each item read as the model
+                return f"list[{model}]", f"ListOf(_models.{model})"
             return "list[Any]", "list"
         if kind == "object":
             return "dict[str, Any]", "dict"

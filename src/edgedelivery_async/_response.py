@@ -24,6 +24,15 @@ class _Model(Protocol[M]):
 
 
 @dataclass(frozen=True, slots=True)
+class ListOf:
+    """A result that is a JSON array of one model, each item read by `item`: `list[Model]`
+    results are typed like `Model` ones (an item that cannot be read, `null` too, is an
+    APIResponseValidationError, as in an array inside a model)."""
+
+    item: Any
+
+
+@dataclass(frozen=True, slots=True)
 class APIResponse(Generic[T]):
     """A call's result together with the HTTP reply it came from."""
 
@@ -206,6 +215,8 @@ def parse(parser: Any, raw: RawResponse, value: Any) -> Any:
     """A result value read by a model class, a JSON type, or `object` (as is)."""
     if parser is object:
         return value
+    if type(parser) is ListOf:
+        return _parse_list(parser.item, raw, value)
     kinds = _SCALARS.get(parser)
     if kinds is not None:
         if isinstance(value, kinds) and not (parser is not bool and isinstance(value, bool)):
@@ -214,6 +225,20 @@ def parse(parser: Any, raw: RawResponse, value: Any) -> Any:
             raw, value, message=f"the result is not a JSON {parser.__name__}"
         )
     return parse_model(parser, raw, value)
+
+
+def _parse_list(item: Any, raw: RawResponse, value: Any) -> list[Any]:
+    if not isinstance(value, list):
+        raise APIResponseValidationError(raw, value, message="the result is not a JSON array")
+    found: list[Any] = []
+    for index, data in enumerate(value):
+        try:
+            found.append(parse_model(item, raw, data))
+        except APIResponseValidationError:
+            name = getattr(item, "__name__", "model")
+            message = f"item {index} of the result cannot be read as {name}"
+            raise APIResponseValidationError(raw, value, message=message) from None
+    return found
 
 
 def member(raw: RawResponse, body: Any, name: str) -> Any:

@@ -71,6 +71,7 @@ async def main() -> dict[str, Any]:
     typed: dict[str, str] = {}
     raw: dict[str, str] = {}
     kinds: dict[str, str] = {}  # the type of each result
+    items: dict[str, list[str]] = {}  # list results: the module and type of each item
     accept: dict[str, str] = {}  # the Accept header each operation sent
     iterated: dict[str, int] = {}  # paginated operations: how many items they yielded
     downloaded: dict[str, bool] = {}  # binary/text operations: to_file wrote what the call read
@@ -91,6 +92,10 @@ async def main() -> dict[str, Any]:
                 else:
                     worked.append(operation_id)
                     kinds[operation_id] = type(result).__name__
+                    if isinstance(result, list):
+                        items[operation_id] = sorted(
+                            {f"{type(item).__module__}.{type(item).__name__}" for item in result}
+                        )
                     if _schema.operations()[operation_id].reply != "json":
                         downloaded[operation_id] = await _download(
                             client, operation_id, calls[operation_id], result
@@ -121,6 +126,7 @@ async def main() -> dict[str, Any]:
         "typed": typed,
         "raw": raw,
         "kinds": kinds,
+        "items": items,
         "accept": accept,
     }
 

@@ -112,6 +112,22 @@ def test_every_operation_works_through_the_client_against_the_fake(merged: Path)
     assert set(outcome["downloaded"]) == non_json
     assert all(outcome["downloaded"].values()), outcome["downloaded"]
     assert len(downloads) == len(non_json)
+    # A bare array of a model (the list operations) is a list of that model, not of dicts.
+    schemas = _shipped(merged)["components"]["schemas"]
+    lists = {}
+    for operation_id, op in operations.items():
+        media = next((m for kind, m in _success_content(op).items() if _is_json(kind)), {})
+        items = media.get("schema", {}).get("items", {})
+        name = str(items.get("$ref", "")).rsplit("/", 1)[-1]
+        if media.get("schema", {}).get("type") == "array" and "properties" in schemas.get(name, {}):
+            lists[operation_id] = outcome["items"][operation_id]
+    assert len(lists) >= 10, lists
+    assert any(lists.values()), lists  # some list holds items
+    for operation_id, kinds in lists.items():
+        assert all(k.startswith("edgedelivery_openapi.models.") for k in kinds), (
+            operation_id,
+            kinds,
+        )
     # Every operation the declaration makes paginated iterates to its last page.
     paginated = [line for line in surface.splitlines() if line.startswith("iterate ")]
     assert len(outcome["iterated"]) == len(paginated) > 0

@@ -199,3 +199,28 @@ async def test_bodies_that_are_not_json_are_a_validation_error(body: bytes) -> N
     async with mock_client(Recorder(httpx.Response(200, content=body))) as client:
         with pytest.raises(APIResponseValidationError, match="not JSON"):
             await registry(client)
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ({"a": 1}, "the result is not a JSON array"),
+        ([{"Id": 1}, None], "item 1 of the result cannot be read as ContainerRegistry"),
+        (["text", {"Id": 1}], "item 0 of the result cannot be read as ContainerRegistry"),
+    ],
+)
+def test_a_list_of_models_that_does_not_fit_is_a_validation_error(body: Any, message: str) -> None:
+    """A result typed `list[Model]` (the live documents' list operations): an item that is
+    not the model is the SDK's error, naming the item, never a raw TypeError."""
+    from edgedelivery_openapi.models import ContainerRegistry
+
+    from edgedelivery_async import APIResponseValidationError
+    from edgedelivery_async._http import RawResponse
+    from edgedelivery_async._response import ListOf, parse
+
+    raw = RawResponse("GET", "https://x.invalid/a", "/a", 200, {}, json.dumps(body).encode())
+    with pytest.raises(APIResponseValidationError, match=message):
+        parse(ListOf(ContainerRegistry), raw, body)
+    fine = parse(ListOf(ContainerRegistry), raw, [{"id": 1, "New": 1}, {}])
+    assert [type(item) for item in fine] == [ContainerRegistry, ContainerRegistry]
+    assert fine[0].additional_properties == {"New": 1}

@@ -52,6 +52,28 @@ NEW_OPERATION = {
         },
     }
 }
+LIST_OPERATION = {  # a bare array of the model, as the live documents' list operations reply
+    "get": {
+        "operationId": "PullZone_List",
+        "tags": ["Pull Zone"],
+        "summary": "List pull zones",
+        "security": [{"AccessKey": []}],
+        "responses": {
+            "200": {
+                "description": "The pull zones.",
+                "content": {
+                    "application/json": {
+                        "schema": {
+                            "type": "array",
+                            "items": {"$ref": "#/components/schemas/PullZoneSummary"},
+                        },
+                        "example": [{"Id": 1, "Name": "a"}, {"Id": 2, "Name": "b", "New": 1}],
+                    }
+                },
+            }
+        },
+    }
+}
 NEW_SCHEMA = {
     "type": "object",
     "properties": {
@@ -79,6 +101,10 @@ SCRIPT = textwrap.dedent(
             assert (zone.id, zone.name, zone.enabled) == (42, "zone-42", True)
             same = await client.call("PullZone_Get", 42)
             assert same.name == "zone-42"
+            zones = await client.pull_zones.list()
+            assert [type(z) for z in zones] == [PullZoneSummary] * 2, zones
+            assert [z.name for z in zones] == ["a", "b"]
+            assert zones[1].additional_properties == {"New": 1}
             try:
                 await client.pull_zones.get(42, include_certificate="yes")
             except InvalidRequestError as error:
@@ -109,10 +135,15 @@ SCRIPT = textwrap.dedent(
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         code = run(["--base-url", box["url"], "--access-key", "k", "pull-zones", "get", "42"])
+    listed = io.StringIO()
+    with contextlib.redirect_stdout(listed):
+        listed_code = run(["--base-url", box["url"], "--access-key", "k", "pull-zones", "list"])
     box["stop"] = True
     thread.join(5)
     assert code == 0, code
     assert json.loads(out.getvalue())["Name"] == "zone-42", out.getvalue()
+    assert listed_code == 0, listed_code
+    assert [z["Name"] for z in json.loads(listed.getvalue())] == ["a", "b"], listed.getvalue()
     print("ok")
     """
 )
@@ -125,6 +156,7 @@ def test_a_new_operation_needs_no_hand_written_line(
     document = copy / "openapi" / "edge-delivery-1.0.0.yaml"
     spec = yaml.safe_load(document.read_text(encoding="utf-8"))
     spec["paths"]["/pullzone/{id}"] = NEW_OPERATION
+    spec["paths"]["/pullzone"] = LIST_OPERATION
     spec["components"]["schemas"]["PullZoneSummary"] = NEW_SCHEMA
     document.write_text(yaml.safe_dump(spec, sort_keys=False), encoding="utf-8")
     before = {path.relative_to(copy) for path in (copy / "src").rglob("*.py")}
@@ -137,6 +169,7 @@ def test_a_new_operation_needs_no_hand_written_line(
 
     surface = (copy / "generated" / "PUBLIC_API.txt").read_text(encoding="utf-8")
     assert "method pull_zones.get(id: int" in surface or "method pull_zones.get(" in surface
+    assert "method pull_zones.list() -> list[PullZoneSummary]" in surface
     assert {path.relative_to(copy) for path in (copy / "src").rglob("*.py")} == before
 
     path = os.pathsep.join([str(copy / "src"), str(copy / "generated")])

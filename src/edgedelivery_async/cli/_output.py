@@ -69,7 +69,9 @@ def json_text(value: Any, stream: IO[str] | None, **options: Any) -> str:
 
 
 def to_jsonable(value: Any) -> Any:
-    """A model's `to_dict()`, or the value itself (already JSON-shaped)."""
+    """A model's `to_dict()`, a list of models' too, or the value itself (already JSON-shaped)."""
+    if isinstance(value, list):
+        return [to_jsonable(item) for item in value]
     to_dict = getattr(value, "to_dict", None)
     return to_dict() if callable(to_dict) else value
 
