@@ -20,6 +20,7 @@ Usage: python codegen/prepare_spec.py SOURCE.yaml OUTPUT.json [REPAIRED.json]
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 import re
 import sys
@@ -425,6 +426,23 @@ def generator_path_names(spec: dict[str, Any]) -> None:
 _PATH_NAME_ODD = re.compile(r"[^A-Za-z0-9_-]")
 
 
+def generator_operation_ids(spec: dict[str, Any]) -> None:
+    """The generator names a module, and the models of an operation's inline schemas,
+    after its operationId: one of 250 characters stopped it ("File name too long"), as a
+    file name may have 255 bytes. That code is not the SDK's (the emitter reads the
+    document itself, and types results by `$ref` only), so in the generator's input an
+    operationId past `_LONGEST_ID` characters is cut, with a digest of the whole to keep
+    it unique."""
+    for op in _operations(spec):
+        operation_id = op.get("operationId")
+        if isinstance(operation_id, str) and len(operation_id) > _LONGEST_ID:
+            digest = hashlib.blake2b(operation_id.encode(), digest_size=4).hexdigest()
+            op["operationId"] = f"{operation_id[: _LONGEST_ID - 9]}_{digest}"
+
+
+_LONGEST_ID = 80  # with the generator's suffixes (`_response_200_item_...`), far below 255
+
+
 def _odd_path_name(name: str) -> bool:
     return not re.fullmatch(r"[A-Za-z_-][A-Za-z0-9_-]*", name)
 
@@ -514,6 +532,7 @@ REWRITES = (
     merge_error_body_unions,
     distinct_enum_names,
     generator_path_names,
+    generator_operation_ids,
     drop_optional_security,
     mark_secrets,
     nullable_everywhere,

@@ -74,6 +74,25 @@ LIST_OPERATION = {  # a bare array of the model, as the live documents' list ope
         },
     }
 }
+LONG_ID = "PullZone_" + "GetWithAVeryLongName" * 12  # 249 characters: past a file name
+LONG_OPERATION = {
+    "get": {
+        "operationId": LONG_ID,
+        "tags": ["Pull Zone"],
+        "security": [{"AccessKey": []}],
+        "responses": {
+            "200": {
+                "description": "An inline object (the generator names a model after the id).",
+                "content": {
+                    "application/json": {
+                        "schema": {"type": "object", "properties": {"Id": {"type": "integer"}}},
+                        "example": {"Id": 7},
+                    }
+                },
+            }
+        },
+    }
+}
 NEW_SCHEMA = {
     "type": "object",
     "properties": {
@@ -101,6 +120,7 @@ SCRIPT = textwrap.dedent(
             assert (zone.id, zone.name, zone.enabled) == (42, "zone-42", True)
             same = await client.call("PullZone_Get", 42)
             assert same.name == "zone-42"
+            assert await client.call("PullZone_" + "GetWithAVeryLongName" * 12) == {"Id": 7}
             zones = await client.pull_zones.list()
             assert [type(z) for z in zones] == [PullZoneSummary] * 2, zones
             assert [z.name for z in zones] == ["a", "b"]
@@ -157,6 +177,7 @@ def test_a_new_operation_needs_no_hand_written_line(
     spec = yaml.safe_load(document.read_text(encoding="utf-8"))
     spec["paths"]["/pullzone/{id}"] = NEW_OPERATION
     spec["paths"]["/pullzone"] = LIST_OPERATION
+    spec["paths"]["/pullzone/long"] = LONG_OPERATION
     spec["components"]["schemas"]["PullZoneSummary"] = NEW_SCHEMA
     document.write_text(yaml.safe_dump(spec, sort_keys=False), encoding="utf-8")
     before = {path.relative_to(copy) for path in (copy / "src").rglob("*.py")}

@@ -290,3 +290,21 @@ def test_a_path_parameter_name_the_generator_refuses_is_spelled_plain_for_it() -
     assert list(document["paths"]) == ["/w/{_v_major}"]
     assert document["paths"]["/w/{_v_major}"]["get"]["parameters"][0]["name"] == "_v_major"
     assert parameter["name"] == "v.major"  # a copy: the document's own stays as it is
+
+
+def test_a_long_operation_id_is_cut_for_the_generator_and_stays_unique() -> None:
+    """A 250-character operationId stopped the generator ("File name too long")."""
+    long_a, long_b = "A" * 120 + "_one", "A" * 120 + "_two"
+    document = _document(
+        {
+            "/a": {"get": {"operationId": long_a, "responses": OK}},
+            "/b": {"get": {"operationId": long_b, "responses": OK}},
+            "/c": {"get": {"operationId": "Short_Get", "responses": OK}},
+        }
+    )
+    prepared = prepare_spec.prepare(document)
+    ids = [item["get"]["operationId"] for item in prepared["paths"].values()]
+    assert all(len(i) <= 80 for i in ids)
+    assert len(set(ids)) == 3
+    assert ids[2] == "Short_Get"
+    assert document["paths"]["/a"]["get"]["operationId"] == long_a  # the document's own
