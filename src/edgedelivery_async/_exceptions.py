@@ -132,9 +132,9 @@ class APIError(EdgeDeliveryError):
         if said:
             # The server's sentence, without its full stop when advice follows it after a
             # semicolon ("...is required; check the key", not "...is required.; check").
-            text += f": {said.rstrip('.') if advice and not extra else said}"
+            text += f": {_clip(said.rstrip('.') if advice and not extra else said)}"
         if extra:
-            text += f" ({'; '.join(extra)})"
+            text += f" ({_clip('; '.join(extra))})"
         if advice:
             text += f"; {advice}" if said or extra else f": {advice}"
         return text
@@ -166,6 +166,15 @@ class APIError(EdgeDeliveryError):
         if self.status_code == 401:
             return "check the key given to the client or set in EDGEDELIVERY_ACCESS_KEY"
         return None
+
+
+def _clip(text: str, limit: int = 1000) -> str:
+    """The server's text in a message, at most about `limit` characters: a reply may hold
+    a message of megabytes, which would flood every log line and traceback that shows
+    the error (the attributes and `.body` keep all of it)."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text) - limit:,} more characters in the error's attributes)"
 
 
 #: What a failure status means when the reply says nothing about it.

@@ -296,6 +296,24 @@ async def test_a_message_nested_too_deep_to_show(status: int, body: str) -> None
     assert "nested too deep" in str(error) or "[[[[" in str(error)
 
 
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"Message": "x" * 300_000},
+        {"errors": [{"field": f"f{n}", "message": "m" * 50} for n in range(5_000)]},
+    ],
+    ids=["Message", "errors"],
+)
+async def test_a_huge_message_is_clipped_in_the_error_text_only(body: Any) -> None:
+    """A 300 KB Message was the whole str(error): every log line and traceback of it."""
+    error = await raised(reply(400, body), force_ssl)
+
+    assert len(str(error)) < 1_200
+    assert "more characters in the error's attributes" in str(error)
+    assert error.message == body.get("Message")  # the attributes keep all of it
+    assert len(error.errors) == len(body.get("errors", []))
+
+
 async def test_a_lone_surrogate_in_a_message_is_shown_escaped() -> None:
     """JSON may spell one ("\\ud800"); printed or logged as it was, it raised."""
     error = await raised(reply(500, content=b'{"Message": "bad \\ud800 text"}'), get_registry)
