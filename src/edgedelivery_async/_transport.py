@@ -221,6 +221,13 @@ def head_too_large(request: RawRequest) -> APIConnectionError:
     return APIConnectionError(message, method=request.method, path=request.path, request_sent=True)
 
 
+def not_a_status(request: RawRequest, status: int) -> APIConnectionError:
+    """The error for a reply whose status is below 100, which no HTTP status is."""
+    what = f"the reply's status {status:03d} is not an HTTP status"
+    message = f"{_PHRASES['connection failed'].format(_host_port(request.url))}: {what}"
+    return APIConnectionError(message, method=request.method, path=request.path, request_sent=True)
+
+
 # How aiohttp's parser words a reply past `max_headers` or `max_field_size`.
 _AIOHTTP_HEAD_LIMITS = ("Too many headers", "Got more than")
 
@@ -613,10 +620,12 @@ class AiohttpTransport:
             what = f"connection failed ({type(exc).__name__})"
             error = connection_error(request, what, exc, sent=True, secrets=secrets)
         else:
-            if complete == _COMPLETE:
+            if complete == _COMPLETE and raw.status >= 100:
                 return raw
             if complete == _HEAD_TOO_LARGE:
                 error = head_too_large(request)
+            elif raw.status < 100:  # aiohttp reads `HTTP/1.1 000`; hyper and h11 refuse it
+                error = not_a_status(request, raw.status)
             else:
                 error = too_large(request, raw, self.max_response_bytes)
         raise error  # outside the handler: the library's exception is not its context
