@@ -76,8 +76,9 @@ class RetryBudget:
     """At most `share` retries per request sent, plus `per_second` retries a second.
 
     A client-wide allowance: each first attempt deposits `share`, time deposits
-    `per_second`, a retry withdraws 1, and the balance holds at most `per_second * 10`
-    plus `share * 1000`. When it is empty, the error is raised instead of retried.
+    `per_second`, a retry withdraws 1, and the balance starts at `per_second * 10` and
+    holds at most that plus `share * 1000`. When it is empty, the error is raised
+    instead of retried.
     """
 
     share: float = 0.2
@@ -231,7 +232,9 @@ class RateController:
         self._sent: deque[float] = deque(maxlen=4096)  # times of recent sends while unpaced
         budget = policy.retry_budget
         self._budget = budget
-        self._balance = budget.per_second * 10.0 + budget.share * 1000 if budget else 0.0
+        # The reserve (ten seconds of `per_second`), as Finagle's budget starts: not the
+        # shares of a thousand requests that have not been sent.
+        self._balance = budget.per_second * 10.0 if budget else 0.0
         self._balance_at = time.monotonic()
 
     def admit(self) -> Awaitable[None] | None:

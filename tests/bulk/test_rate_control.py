@@ -195,6 +195,34 @@ async def test_a_spent_retry_budget_stops_retries(budget: RetryBudget | None) ->
             assert len(seen) == 1
 
 
+async def test_a_fresh_budget_holds_the_reserve_of_ten_seconds_not_more() -> None:
+    """Against a server that refuses everything, a new client's retries are the
+    budget's reserve (10 a second for 10 s), its share of the requests, and its refill:
+    not 300 (the reserve plus a share of 1,000 requests never sent, as it started)."""
+    seen: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return _status(503)
+
+    http = httpx.AsyncClient(transport=httpx.MockTransport(handler))
+    client = EdgeDeliveryClient(
+        base_url="https://api.test",
+        http_client=http,
+        max_retries=20,
+        retry=RetryPolicy(initial_delay=0.0001, max_delay=0.0001, jitter=0),
+    )
+    started = time.monotonic()
+    async with client:
+        calls = [client.shield.get_zone_by_pull_zone(n) for n in range(1, 51)]
+        outcomes = await asyncio.gather(*calls, return_exceptions=True)
+    elapsed = time.monotonic() - started
+    assert all(isinstance(outcome, APIStatusError) for outcome in outcomes)
+    retries = len(seen) - 50
+    assert retries <= 100 + 0.2 * 50 + 10 * elapsed + 1, (retries, elapsed)
+    assert retries >= 100  # the reserve itself is spent on retries
+
+
 # ------------------------------------------------------------------ convergence
 
 
