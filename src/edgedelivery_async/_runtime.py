@@ -43,12 +43,14 @@ class ClientRuntime:
         operation, reply = self.send(call)
         raw = await reply
         try:
-            parsed: T = read_result(operation, raw, call.result)
+            return read_result(operation, raw, call.result), raw
         except APIError:  # a 2xx whose body reports a failure, perhaps quoting the key
             key = self.engine.access_key
             if key is None or not key.scrub(raw):
                 raise
-            parsed = read_result(operation, raw, call.result)  # raises, without the key
+        # Read again, without the key, and outside the handler: the first error, which
+        # quoted it, is then not the new one's __context__ (shown in every traceback).
+        parsed: T = read_result(operation, raw, call.result)
         return parsed, raw
 
     def send(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import traceback
 from typing import Any
 
 import httpx
@@ -101,6 +102,10 @@ async def test_key_not_in_errors_that_quote_it(reply: Any) -> None:
     error = info.value
     assert "***" in error.response.text
     assert_no_key(error, error.args, repr(error), error.body, error.message, error.response.text)
+    # ... and neither does the chain a traceback or logging shows (a 2xx body that
+    # quoted it was read twice: the first error, with the key, was the __context__).
+    chain = "".join(traceback.format_exception(error))
+    assert_no_key(chain, repr(error.__context__), repr(error.__cause__))
 
 
 async def test_key_not_in_validation_errors() -> None:
