@@ -169,7 +169,15 @@ async def fan_out(
             if limiter is not None:
                 await limiter.acquire()
             result: BulkResult[K, V] = BulkResult(key, await call(key))
-        except (asyncio.CancelledError, KeyboardInterrupt, SystemExit):
+        except asyncio.CancelledError as error:
+            if _cancelled():  # the run stops its calls
+                raise
+            # The call raised it of its own (it awaited something cancelled): without a
+            # result, the run would wait for this key for ever.
+            failed = EdgeDeliveryError("the call raised CancelledError; nobody cancelled it")
+            failed.__cause__ = error
+            result = BulkResult(key, error=failed)
+        except (KeyboardInterrupt, SystemExit):
             raise
         except Exception as error:  # every key gets a result, whatever the call raised
             result = BulkResult(key, error=error)
@@ -210,8 +218,7 @@ async def fan_out(
         except StopAsyncIteration:
             pass
         except asyncio.CancelledError as error:
-            task = asyncio.current_task()
-            if task is None or task.cancelling():  # the run stops the feeder
+            if _cancelled():  # the run stops the feeder
                 raise
             source_error = error  # the source raised it of its own: the run raises it too
         except Exception as error:  # the keys' own iterator failed
@@ -228,6 +235,11 @@ async def fan_out(
                     key = read_key()
                 except StopIteration:
                     exhausted = True
+                    break
+                except asyncio.CancelledError as error:
+                    if _cancelled():
+                        raise
+                    exhausted, source_error = True, error  # raised by the keys' iterator
                     break
                 except Exception as error:  # the keys' own iterator failed
                     exhausted, source_error = True, error
@@ -273,6 +285,13 @@ async def fan_out(
         raise
     finally:
         await _stop(feeder, tasks)
+
+
+def _cancelled() -> bool:
+    """Whether the current task is being cancelled (a CancelledError is then the
+    cancellation itself, not one that code inside raised of its own)."""
+    task = asyncio.current_task()
+    return task is None or task.cancelling() > 0
 
 
 async def _stop(feeder: asyncio.Task[None] | None, tasks: set[asyncio.Task[None]]) -> None:

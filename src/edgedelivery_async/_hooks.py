@@ -9,6 +9,7 @@ client's key is the only one). A hook that raises ends the call with `HookError`
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -94,6 +95,14 @@ async def run(hooks: tuple[Hook, ...], event: Any) -> None:
             result = hook(event)
             if inspect.isawaitable(result):
                 await result
+        except asyncio.CancelledError as exc:
+            task = asyncio.current_task()
+            if task is None or task.cancelling():  # the caller's cancellation: it goes on
+                raise
+            name = getattr(hook, "__qualname__", type(hook).__name__)
+            raise HookError(
+                f"hook {name} raised CancelledError, and nobody cancelled the call"
+            ) from exc
         except Exception as exc:
             name = getattr(hook, "__qualname__", type(hook).__name__)
             raise HookError(f"hook {name} raised {type(exc).__name__}: {exc}") from exc

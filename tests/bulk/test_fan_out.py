@@ -14,6 +14,7 @@ from edgedelivery_async import (
     APITimeoutError,
     BulkProgress,
     EdgeDeliveryClient,
+    EdgeDeliveryError,
     InvalidRequestError,
     NotFoundError,
     RateControl,
@@ -429,6 +430,48 @@ async def test_a_failing_key_source_still_yields_every_key_it_gave_then_raises()
     with pytest.raises(SourceBroke):
         await consume()
     assert sorted(seen) == list(range(1, 8))
+
+
+async def test_a_sync_source_that_raises_cancelled_error_still_yields_every_key_it_gave() -> None:
+    """It cancelled the calls in flight, and their keys had no result (8 of 10)."""
+
+    def ids() -> Iterator[int]:
+        yield from range(1, 11)
+        raise asyncio.CancelledError("the source gave up")
+
+    async def slow_double(n: int) -> int:
+        await asyncio.sleep(0.01)
+        return n * 2
+
+    seen: list[int] = []
+
+    async def consume() -> None:
+        async for result in fan_out(slow_double, ids(), concurrency=3):
+            seen.append(result.key)
+
+    with pytest.raises(asyncio.CancelledError, match="the source gave up"):
+        await consume()
+    assert sorted(seen) == list(range(1, 11))
+
+
+async def test_a_call_that_raises_cancelled_error_itself_gets_an_error_result() -> None:
+    """A call that awaited something cancelled (nobody cancelled the run) left its key
+    without a result, and the run waited for it for ever."""
+
+    async def call(n: int) -> int:
+        if n == 3:
+            done = asyncio.get_running_loop().create_future()
+            done.cancel()
+            await done
+        return n
+
+    async with asyncio.timeout(10):  # (before the fix: a hang, here a failure)
+        results = [r async for r in fan_out(call, range(1, 6), concurrency=2)]
+    assert sorted(r.key for r in results) == [1, 2, 3, 4, 5]
+    failed = [r for r in results if not r.ok]
+    assert [r.key for r in failed] == [3]
+    assert isinstance(failed[0].error, EdgeDeliveryError)
+    assert isinstance(failed[0].error.__cause__, asyncio.CancelledError)
 
 
 @pytest.mark.parametrize(("ids", "concurrency"), [(10, 3), (3, 10)])

@@ -97,6 +97,34 @@ async def test_a_hook_that_raises_is_an_sdk_error(where: str) -> None:
     assert isinstance(info.value.__cause__, RuntimeError)
 
 
+@pytest.mark.parametrize("where", ["on_request", "on_response", "on_retry"])
+async def test_a_hook_that_raises_cancelled_error_of_its_own_is_an_sdk_error(where: str) -> None:
+    """A hook awaiting something cancelled let a raw CancelledError out of the call,
+    which nobody had cancelled (and a bulk run then waited for that key for ever)."""
+
+    async def awaits_a_cancelled_future(event: Any) -> None:
+        done = asyncio.get_running_loop().create_future()
+        done.cancel()
+        await done
+
+    recorder = Recorder(httpx.Response(503), OK)
+    async with mock_client(recorder, hooks=Hooks(**{where: awaits_a_cancelled_future})) as client:
+        with pytest.raises(HookError, match="nobody cancelled the call"):
+            await client.shield.get_zone_by_pull_zone(42)
+
+
+async def test_a_cancelled_call_still_ends_cancelled_while_its_hook_runs() -> None:
+    """The caller's own cancellation (a timeout) is not turned into a HookError."""
+
+    async def slow(event: Any) -> None:
+        await asyncio.sleep(10)
+
+    async with mock_client(Recorder(OK), hooks=Hooks(on_request=slow)) as client:
+        with pytest.raises(TimeoutError):
+            async with asyncio.timeout(0.05):
+                await client.shield.get_zone_by_pull_zone(42)
+
+
 async def test_a_hook_that_sets_a_bad_header_is_an_sdk_error() -> None:
     def bad(event: RequestEvent) -> None:
         event.headers["X-Bad"] = "line\nbreak"
