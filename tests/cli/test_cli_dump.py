@@ -333,3 +333,29 @@ async def test_progress_shows_current_rate_pace_and_429s() -> None:
     live._samples.append((live._samples[0][0] - 2.0, 0) if live._samples else (0.0, 0))
     counters.succeeded = 100
     assert live.current_rate() > 0
+
+
+def test_a_second_ctrl_c_in_a_call_prints_no_traceback(caplog: pytest.LogCaptureFixture) -> None:
+    """A second Ctrl-C lands in whichever call was running; that task then reported it
+    ("Task exception was never retrieved", a traceback) after the summary."""
+    import asyncio
+    import gc
+
+    from edgedelivery_async.cli._dump import run_to_end
+    from edgedelivery_async.cli._output import LineWriter
+    from edgedelivery_async.cli._progress import RunStats
+
+    async def interrupted_in_a_call() -> None:
+        async def call() -> None:
+            await asyncio.sleep(0)
+            raise KeyboardInterrupt
+
+        calls = [asyncio.get_running_loop().create_task(call()) for _ in range(3)]
+        await asyncio.sleep(1)
+        del calls
+
+    stats = RunStats()
+    run_to_end(interrupted_in_a_call, stats, LineWriter(None, owned=False))
+    gc.collect()
+    assert stats.interrupted
+    assert "never retrieved" not in caplog.text

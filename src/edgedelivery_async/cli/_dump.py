@@ -162,11 +162,21 @@ def run_to_end(
     import asyncio
 
     try:
-        asyncio.run(main())
+        with asyncio.Runner() as runner:
+            runner.get_loop().set_exception_handler(_quiet_about_interrupts)
+            runner.run(main())
     except KeyboardInterrupt:
         stats.interrupted = True
     finally:
         writer.close()
+
+
+def _quiet_about_interrupts(loop: Any, context: dict[str, Any]) -> None:
+    """The loop's report of an error nobody awaited, except a second Ctrl-C's: it lands
+    in whichever call was running, whose task then reports it ("Task exception was never
+    retrieved", with a traceback), while the run has already said it was interrupted."""
+    if not isinstance(context.get("exception"), KeyboardInterrupt | SystemExit):
+        loop.default_exception_handler(context)
 
 
 def report_output_error(writer: LineWriter, output: str | None, stats: RunStats) -> None:
