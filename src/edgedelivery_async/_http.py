@@ -65,19 +65,71 @@ class AccessKey:
         return (self._masked ^ self._mask).to_bytes(self._length, "big").decode("ascii")
 
     def scrub(self, reply: RawResponse) -> bool:
-        """Replace the key with *** in an error reply's body: a server may quote it back
-        ("the access key ... is not valid"), and the error would then show it. True when
-        it was there."""
-        key = self.reveal().encode("ascii")
-        if key not in reply.content:
-            return False
-        reply.content, reply._json = reply.content.replace(key, b"***"), None
-        return True
+        """Replace the key with *** in an error reply's body and headers: a server may
+        quote it back ("the access key ... is not valid"), and the error would then show
+        it. True when it was there.
+
+        A JSON body is scrubbed in its decoded strings, where the key may have been
+        written with escapes (`\\u002B` for `+`, as ASP.NET writes it, or `\\/`), and
+        without breaking the JSON around a key that is also JSON syntax; any other body
+        in its bytes.
+        """
+        key = self.reveal()
+        found = False
+        if any(key in value for value in reply.headers.values()):
+            import multidict  # (aiohttp's; on the error path only)
+
+            reply.headers = multidict.CIMultiDict(
+                (name, value.replace(key, "***")) for name, value in reply.headers.items()
+            )
+            found = True
+        content = _scrubbed_body(reply.content, key)
+        if content is not None:
+            reply.content, reply._json = content, None
+            found = True
+        return found
 
     def __repr__(self) -> str:
         return "AccessKey('***')"
 
     __str__ = __repr__
+
+
+def _scrubbed_body(content: bytes, key: str) -> bytes | None:
+    """`content` with `key` as ***, or None when the key is not in it (see `scrub`)."""
+    try:
+        data = _json.loads(content)
+    except ValueError:  # not JSON: the bytes themselves
+        encoded = key.encode("ascii")
+        return content.replace(encoded, b"***") if encoded in content else None
+    try:
+        cleaned = _scrubbed_json(data, key)
+    except RecursionError:  # nested past Python's limit: the bytes themselves
+        encoded = key.encode("ascii")
+        return content.replace(encoded, b"***") if encoded in content else None
+    if cleaned is data:
+        return None
+    import json
+
+    return json.dumps(cleaned, ensure_ascii=True).encode("ascii")
+
+
+def _scrubbed_json(value: Any, key: str) -> Any:
+    """`value` with `key` as *** in every string (names too); `value` itself if unchanged."""
+    if isinstance(value, str):
+        return value.replace(key, "***") if key in value else value
+    if isinstance(value, list):
+        items = [_scrubbed_json(item, key) for item in value]
+        changed = any(new is not old for new, old in zip(items, value, strict=True))
+        return items if changed else value
+    if isinstance(value, dict):
+        pairs = [(_scrubbed_json(k, key), _scrubbed_json(v, key)) for k, v in value.items()]
+        changed = any(
+            nk is not k or nv is not v
+            for (nk, nv), (k, v) in zip(pairs, value.items(), strict=True)
+        )
+        return dict(pairs) if changed else value
+    return value
 
 
 def _configuration_error(message: str) -> NoReturn:

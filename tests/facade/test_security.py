@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import traceback
 from typing import Any
@@ -83,6 +84,9 @@ async def test_key_not_in_errors(reply: Any) -> None:
     assert_no_key(response.request.headers, response.headers, response.request.url)
 
 
+ESCAPED_KEY = "".join(f"\\u{ord(c):04X}" if c.isalpha() else c for c in KEY).encode()
+
+
 @pytest.mark.parametrize(
     "reply",
     [
@@ -90,8 +94,14 @@ async def test_key_not_in_errors(reply: Any) -> None:
         httpx.Response(403, text=f"<html>key {KEY} has no access</html>"),
         httpx.Response(404, json={"error": {"message": f"no zone for {KEY}"}}),
         httpx.Response(200, json={"error": {"success": False, "message": f"denied: {KEY}"}}),
+        # The key with JSON escapes (ASP.NET writes `+` as \u002B): the bytes differ.
+        httpx.Response(401, content=b'{"Message": "key %s is not valid"}' % ESCAPED_KEY),
+        httpx.Response(
+            200, content=b'{"error": {"success": false, "message": "denied %s"}}' % ESCAPED_KEY
+        ),
+        httpx.Response(401, json={"Message": "no"}, headers={"X-Echo": f"key={KEY}"}),
     ],
-    ids=["json", "html", "wrapped", "result"],
+    ids=["json", "html", "wrapped", "result", "escaped", "escaped-result", "header"],
 )
 async def test_key_not_in_errors_that_quote_it(reply: Any) -> None:
     """A server may quote the key back; the error (message, body, reply) shows *** there."""
@@ -100,8 +110,9 @@ async def test_key_not_in_errors_that_quote_it(reply: Any) -> None:
             await client.shield.get_upload_scanning(7)
 
     error = info.value
-    assert "***" in error.response.text
+    assert "***" in error.response.text + str(error.response.headers)
     assert_no_key(error, error.args, repr(error), error.body, error.message, error.response.text)
+    assert_no_key(error.headers, error.response.headers)
     # ... and neither does the chain a traceback or logging shows (a 2xx body that
     # quoted it was read twice: the first error, with the key, was the __context__).
     chain = "".join(traceback.format_exception(error))
@@ -373,3 +384,16 @@ def test_plain_http_from_the_environment_is_refused(monkeypatch: pytest.MonkeyPa
     monkeypatch.setenv("EDGEDELIVERY_BASE_URL", "http://api.edge.test")
     with pytest.raises(ConfigurationError):
         EdgeDeliveryClient(KEY)
+
+
+@pytest.mark.parametrize("key", ['ab"cd-1234', "k{ey}:[1]", "plain-key-1"])
+def test_scrubbing_keeps_a_json_body_json(key: str) -> None:
+    """Replaced in its bytes, a key holding JSON syntax broke the body: the error then
+    read 'the reply is not JSON' instead of the server's message."""
+    from edgedelivery_async._http import AccessKey, RawResponse
+
+    body = json.dumps({"error": {"message": f"key {key} is bad", key: [key, 1, None]}})
+    raw = RawResponse("GET", "https://x.invalid/a", "/a", 401, {}, body.encode())
+    assert AccessKey(key).scrub(raw)
+    assert raw.json() == {"error": {"message": "key *** is bad", "***": ["***", 1, None]}}
+    assert not AccessKey(key).scrub(raw)  # nothing left to find
