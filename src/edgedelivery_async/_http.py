@@ -98,13 +98,8 @@ class AccessKey:
 def _scrubbed_body(content: bytes, key: str) -> bytes | None:
     """`content` with `key` as ***, or None when the key is not in it (see `scrub`)."""
     try:
-        data = _json.loads(content)
-    except ValueError:  # not JSON: the bytes themselves
-        encoded = key.encode("ascii")
-        return content.replace(encoded, b"***") if encoded in content else None
-    try:
-        cleaned = _scrubbed_json(data, key)
-    except RecursionError:  # nested past Python's limit: the bytes themselves
+        cleaned = _scrubbed_json(data := _json.loads(content), key)
+    except (ValueError, RecursionError):  # not JSON, or nested past Python's limit
         encoded = key.encode("ascii")
         return content.replace(encoded, b"***") if encoded in content else None
     if cleaned is data:

@@ -314,6 +314,14 @@ async def test_a_huge_message_is_clipped_in_the_error_text_only(body: Any) -> No
     assert len(error.errors) == len(body.get("errors", []))
 
 
+async def test_a_body_nested_past_any_parser_is_still_a_status_error() -> None:
+    """The key's scrub reads an error body as JSON: 100,000 levels raised RecursionError."""
+    deep = b"[" * 100_000 + b"]" * 100_000
+    error = await raised(reply(401, content=deep), get_registry)
+    assert isinstance(error, APIStatusError)
+    assert error.status_code == 401
+
+
 async def test_a_lone_surrogate_in_a_message_is_shown_escaped() -> None:
     """JSON may spell one ("\\ud800"); printed or logged as it was, it raised."""
     error = await raised(reply(500, content=b'{"Message": "bad \\ud800 text"}'), get_registry)
