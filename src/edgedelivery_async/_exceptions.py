@@ -48,6 +48,15 @@ class ConfigurationError(EdgeDeliveryError, ValueError):
     """The client is configured so that no request can be made (no base URL, plain http)."""
 
 
+def in_use_by_another_loop() -> ConfigurationError:
+    """The error for a call from one event loop while another, running in another
+    thread, still uses the client: its pool and its paced calls belong to that loop."""
+    return ConfigurationError(
+        "this client is in use by an event loop running in another thread; a client serves"
+        " one running event loop at a time: make one client per thread"
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class FieldError:
     """One problem with one field, as the server or the validator reported it."""

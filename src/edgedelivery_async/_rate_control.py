@@ -65,7 +65,7 @@ from collections import deque
 from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass, field, replace
 
-from ._exceptions import ConfigurationError
+from ._exceptions import ConfigurationError, in_use_by_another_loop
 from ._http import parse_retry_after
 
 log = logging.getLogger("edgedelivery_async")
@@ -256,6 +256,8 @@ class RateController:
                     return None
         try:
             return self._admit()
+        except ConfigurationError:  # used from two running loops at once
+            raise
         except Exception as error:  # a fault of the controller's own: send unpaced
             self._give_up(error)
             self._in_flight += 1
@@ -362,9 +364,12 @@ class RateController:
 
     def _adopt_loop(self) -> None:
         """Called from another event loop than the last (a second `asyncio.run`, a
-        notebook): the old loop's timer and waiters are gone with it, so forget them."""
+        notebook): the old loop's timer and waiters are gone with it, so forget them.
+        A loop still running (in another thread) still has them: the call is refused."""
         loop = asyncio.get_running_loop()
         if loop is not self._loop:
+            if self._loop is not None and self._loop.is_running():
+                raise in_use_by_another_loop()
             self._loop, self._timer, self._in_flight, self._old = loop, None, 0, 0
             self._waiters.clear()
 

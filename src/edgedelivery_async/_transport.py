@@ -47,6 +47,7 @@ from ._exceptions import (
     APITimeoutError,
     ConfigurationError,
     ResponseTooLargeError,
+    in_use_by_another_loop,
 )
 from ._http import (
     DEFAULT_MAX_RESPONSE_BYTES,
@@ -522,8 +523,12 @@ class AiohttpTransport:
             self.max_connections = max(self.max_connections, count)
 
     def _open(self) -> aiohttp.ClientSession:
-        """A session for the running loop; a session of another loop is let go first."""
+        """A session for the running loop; a session of another loop is let go first,
+        unless that loop is still running (in another thread): the call is refused."""
         loop = asyncio.get_running_loop()
+        other, session = self._loop, self._session
+        if other not in (None, loop) and other.is_running() and session and not session.closed:
+            raise in_use_by_another_loop()
         self._let_go()
         connector = aiohttp.TCPConnector(
             limit=self.max_connections,

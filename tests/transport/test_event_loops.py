@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 import httpx
 import pytest
 
-from edgedelivery_async import ConfigurationError, EdgeDeliveryClient, Timeout
+from edgedelivery_async import ConfigurationError, EdgeDeliveryClient, RateControl, Timeout
 from edgedelivery_async._http import RawRequest, Transport
 from edgedelivery_async._transport import AiohttpTransport, make_transport
 
@@ -156,3 +156,32 @@ def test_a_loop_closed_without_shutting_down(server: ThreadedServer, name: str) 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ResourceWarning)
         gc.collect()
+
+
+@pytest.mark.parametrize("name", STACKS)
+def test_a_call_from_a_second_running_loop_is_refused_and_the_first_goes_on(
+    server: ThreadedServer, clean: None, name: str
+) -> None:
+    """One client, two loops running at once (a thread's `asyncio.run`): the second
+    loop's call forgot the first loop's paced calls, which then waited for ever (and on
+    aiohttp it closed the pool under them). Now it is refused, and they all end."""
+    client = build_client(name, KEY, server.base_url, rate_control=RateControl(max_rate=20))
+
+    async def read() -> int:
+        return (await client.registries.get(31)).id
+
+    def from_a_thread() -> None:
+        with pytest.raises(ConfigurationError, match="one client per thread"):
+            asyncio.run(read())
+
+    async def main() -> list[int]:
+        calls = [asyncio.create_task(read()) for _ in range(20)]  # paced: about 1 s
+        await asyncio.sleep(0.05)
+        await asyncio.to_thread(from_a_thread)
+        async with asyncio.timeout(10):
+            done = await asyncio.gather(*calls)
+        await client.aclose()
+        return done
+
+    assert asyncio.run(main()) == [31] * 20
+    assert len(server.loopback.requests) == 20
