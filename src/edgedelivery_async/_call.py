@@ -277,7 +277,9 @@ async def _traced(
     """Results as they come, counted into a bulk trace that starts with the first read
     (a run never iterated has no span) and ends with the run; leaving early (`break`)
     is no error."""
-    trace = telemetry.start_bulk(name)
+    from ._telemetry import GuardedBulk
+
+    trace = GuardedBulk(telemetry, name)
     error: BaseException | None = None
     try:
         async for result in results:

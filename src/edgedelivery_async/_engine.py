@@ -25,7 +25,7 @@ from ._hooks import Hooks, RequestEvent, ResponseEvent, RetryEvent
 from ._http import AccessKey, BodySink, RawRequest, RawResponse, Transport, header_problem, origin
 from ._rate_control import RateControl, RateController
 from ._retry import RetryPolicy
-from ._telemetry import CallInfo, CallTrace, Telemetry
+from ._telemetry import CallInfo, CallTrace, GuardedCall, Telemetry
 from ._timeouts import Timeout
 from ._version import __version__
 
@@ -112,7 +112,7 @@ class Engine:
             return self._attempts(request, options, operation_id, None)
         scheme, host, port = self._origin
         info = CallInfo(operation_id, method, template, host, port or _PORTS.get(scheme, 443))
-        return self._traced(request, options, operation_id, options.telemetry.start_call(info))
+        return self._traced(request, options, operation_id, GuardedCall(options.telemetry, info))
 
     async def _traced(
         self, request: RawRequest, options: CallOptions, operation_id: str | None, trace: CallTrace

@@ -146,8 +146,10 @@ class _Call:
         if retries:
             self._span.set_attribute("http.request.resend_count", retries)
         status = status_code if status_code is not None else getattr(error, "status_code", None)
-        _finish(self._span, status, _error_type(status, error), None)
-        context.detach(self._token)
+        try:
+            _finish(self._span, status, _error_type(status, error), None)
+        finally:  # a span processor that raises leaves no span attached to the caller
+            context.detach(self._token)
 
 
 def _finish(span: trace.Span, status: int | None, error_type: str | None, end: int | None) -> None:

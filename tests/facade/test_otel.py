@@ -162,3 +162,62 @@ def test_unused_otel_costs_no_import() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+class Broken(Exception):
+    pass
+
+
+class RaisingProcessor(SimpleSpanProcessor):
+    """A span processor that raises when a span starts, or when one ends."""
+
+    def __init__(self, where: str) -> None:
+        super().__init__(InMemorySpanExporter())
+        self.where = where
+
+    def on_start(self, span: Any, parent_context: Any = None) -> None:
+        if self.where == "start":
+            raise Broken("on_start")
+
+    def on_end(self, span: Any) -> None:
+        if self.where == "end":
+            raise Broken("on_end")
+
+
+@pytest.mark.parametrize("where", ["start", "end"])
+async def test_a_span_processor_that_raises_fails_no_call(
+    where: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """It was a raw RuntimeError (on_start) or KeyError (on_end) from a call that worked,
+    and a failing end left the call's span attached to the caller's context."""
+    from opentelemetry import trace
+
+    provider = TracerProvider()
+    provider.add_span_processor(RaisingProcessor(where))
+    telemetry = OpenTelemetry(tracer_provider=provider, meter_provider=MeterProvider())
+    before = trace.get_current_span()
+    async with mock_client(Recorder(OK, OK), telemetry=telemetry) as client:
+        await client.shield.get_zone_by_pull_zone(42)
+        outcome = await collect(client.shield.iter_zones_by_pull_zones([1]))
+    assert outcome.errors == {}
+    assert trace.get_current_span() is before
+    assert "telemetry failed (Broken" in caplog.text
+
+
+@pytest.mark.parametrize(
+    "where", ["start_call", "attempt_started", "attempt_ended", "end", "start_bulk", "item"]
+)
+async def test_a_telemetry_backend_that_raises_fails_no_call(where: str) -> None:
+    class Backend:
+        def __getattr__(self, name: str) -> Any:
+            def method(*args: Any) -> Any:
+                if name == where:
+                    raise Broken(name)
+                return self
+
+            return method
+
+    async with mock_client(Recorder(OK, OK), telemetry=Backend()) as client:
+        await client.shield.get_zone_by_pull_zone(42)
+        outcome = await collect(client.shield.iter_zones_by_pull_zones([1]))
+    assert outcome.errors == {}
