@@ -808,7 +808,7 @@ class HttpxTransport:
     async def send(self, request: RawRequest, timeout: Timeout) -> RawResponse:
         import httpx  # the caller imported it to make the client
 
-        error: APIConnectionError | ResponseTooLargeError
+        error: APIConnectionError | ResponseTooLargeError | ConfigurationError
         try:
             async with asyncio.timeout(timeout.total):
                 raw, complete = await self._exchange(request, timeout)
@@ -827,12 +827,16 @@ class HttpxTransport:
                 request, f"connection failed ({type(exc).__name__})", exc, sent=True
             )
         except RuntimeError as exc:
-            if "Event loop is closed" not in str(exc):
+            if "Event loop is closed" in str(exc):  # a pooled connection of an earlier run
+                what = (
+                    "holds connections of an event loop that has ended:"
+                    " make the httpx client in the loop that uses it"
+                )
+            elif "client has been closed" in str(exc):
+                what = "has been closed: close it after the EdgeDeliveryClient, not before"
+            else:
                 raise
-            raise ConfigurationError(  # a pooled connection of an earlier asyncio.run
-                "the http_client= given to the client holds connections of an event loop"
-                " that has ended: make the httpx client in the loop that uses it"
-            ) from None
+            error = ConfigurationError(f"the http_client= given to the client {what}")
         else:
             if complete == _COMPLETE:
                 return raw

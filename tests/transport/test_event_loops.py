@@ -185,3 +185,18 @@ def test_a_call_from_a_second_running_loop_is_refused_and_the_first_goes_on(
 
     assert asyncio.run(main()) == [31] * 20
     assert len(server.loopback.requests) == 20
+
+
+@pytest.mark.parametrize("when", ["before the first call", "between calls"])
+async def test_a_callers_closed_httpx_client_is_a_configuration_error(
+    server: ThreadedServer, when: str
+) -> None:
+    """It was a raw RuntimeError: Cannot send a request, as the client has been closed."""
+    http = httpx.AsyncClient()
+    client = EdgeDeliveryClient(KEY, server.base_url, http_client=http, max_retries=1)
+    if when == "between calls":
+        assert (await client.registries.get(31)).id == 31
+    await http.aclose()
+    with pytest.raises(ConfigurationError, match="has been closed: close it after"):
+        await client.registries.get(31)
+    await client.aclose()
