@@ -147,7 +147,11 @@ class EdgeDeliveryClient(Resources):
                 rate_control=rate_control,
             )
         except ConfigurationError as exc:
-            raise _without_key(exc, key, url) from None
+            refused: ConfigurationError | None = _without_key(exc, key, url)
+        else:
+            refused = None
+        if refused is not None:  # raised here, the message that held the key is no context
+            raise refused
         options = _options(
             CallOptions(),
             timeout=timeout,

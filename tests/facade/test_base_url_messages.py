@@ -6,6 +6,8 @@ given as the base URL (the two arguments swapped) is never shown.
 
 from __future__ import annotations
 
+import traceback
+
 import pytest
 
 from edgedelivery_async import ConfigurationError, EdgeDeliveryClient
@@ -53,6 +55,9 @@ def test_swapped_arguments_never_show_the_key() -> None:
         EdgeDeliveryClient("https://api.example.com", KEY)
     assert KEY not in str(info.value)
     assert "swapped" in str(info.value)
+    # ... nor the chain: the first message (which held it) was the __context__
+    assert KEY not in repr(info.value.__context__)
+    assert KEY not in "".join(traceback.format_exception(info.value, chain=True))
 
 
 @pytest.mark.parametrize("key", [KEY, "edk-" + "k" * 120])
@@ -60,4 +65,5 @@ def test_the_key_given_as_the_base_url_too_is_not_shown(key: str) -> None:
     with pytest.raises(ConfigurationError) as info:
         EdgeDeliveryClient(key, key)
     assert key[:20] not in str(info.value)
+    assert key[:20] not in repr(info.value.__context__)
     assert str(info.value).endswith("got '***'")
