@@ -680,12 +680,16 @@ class AiohttpTransport:
                     time.monotonic() - started,
                 )
                 return raw, outcome
-        except asyncio.CancelledError:
-            if watch.timed_out():
-                raise TimeoutError from None
-            raise
+        except asyncio.CancelledError as exc:
+            timed_out, args = watch.timed_out(), exc.args
         finally:
             watchdog.done(watch)
+        # Reached only when cancelled: raised afresh, outside the handler, so that no
+        # traceback holds aiohttp's frames, whose locals hold the AccessKey header (error
+        # reporters such as Sentry record frame locals).
+        if timed_out:
+            raise TimeoutError
+        raise asyncio.CancelledError(*args)
 
     async def aclose(self) -> None:
         session, loop, closer = self._session, self._loop, self._closer
@@ -808,10 +812,12 @@ class HttpxTransport:
     async def send(self, request: RawRequest, timeout: Timeout) -> RawResponse:
         import httpx  # the caller imported it to make the client
 
-        error: APIConnectionError | ResponseTooLargeError | ConfigurationError
+        error: BaseException
         try:
             async with asyncio.timeout(timeout.total):
                 raw, complete = await self._exchange(request, timeout)
+        except asyncio.CancelledError as exc:  # afresh, without httpx's frames (see aiohttp's)
+            error = asyncio.CancelledError(*exc.args)
         except (httpx.ConnectTimeout, httpx.PoolTimeout) as exc:
             error = connection_error(request, "timed out connecting", exc, sent=False, timeout=True)
         except (httpx.TimeoutException, TimeoutError) as exc:

@@ -9,6 +9,7 @@ be there.
 
 from __future__ import annotations
 
+import asyncio
 import types
 from collections.abc import Iterator, Mapping
 from typing import Any
@@ -203,4 +204,16 @@ async def test_reply_over_the_cap(name: str, server: LoopbackServer) -> None:
     ) as client:
         with pytest.raises(ResponseTooLargeError) as info:
             await client.registries.get(31)
+    assert places(info.value, SECRET) == []
+
+
+@pytest.mark.parametrize("name", EVERY_TRANSPORT)
+async def test_the_callers_own_timeout(name: str, server: LoopbackServer) -> None:
+    """`asyncio.timeout()` around a call: the TimeoutError's context, the CancelledError,
+    carried aiohttp's and httpx's frames, whose locals hold the AccessKey header."""
+    server.replies = [hang]
+    async with open_client(name, SECRET, server.base_url, max_retries=0) as client:
+        with pytest.raises(TimeoutError) as info:
+            async with asyncio.timeout(0.2):
+                await client.registries.get(31)
     assert places(info.value, SECRET) == []
