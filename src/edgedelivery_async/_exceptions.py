@@ -36,6 +36,36 @@ class EdgeDeliveryError(Exception):
         # (JSON's "\ud800"), which no stream can write: they are shown escaped.
         super().__init__(*(_writable(arg) if isinstance(arg, str) else arg for arg in args))
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its message and attributes, so a process pool can send it back: the
+        reply's headers go as a plain case-insensitive copy (the HTTP libraries' own
+        header maps do not pickle), and no constructor runs again."""
+        return (_rebuilt, (type(self), self.args, _picklable(self.__dict__)))
+
+
+def _rebuilt(kind: type[EdgeDeliveryError], args: tuple[Any, ...], state: dict[str, Any]) -> Any:
+    error = kind.__new__(kind, *args)
+    error.args = args
+    error.__dict__.update(state)
+    return error
+
+
+def _picklable(state: dict[str, Any]) -> dict[str, Any]:
+    """`state` with each reply's header map (and the `headers` attribute) copied."""
+    import dataclasses
+
+    import multidict
+
+    from ._http import RawResponse
+
+    copied = dict(state)
+    for name, value in state.items():
+        if isinstance(value, RawResponse):
+            copied[name] = dataclasses.replace(value, headers=multidict.CIMultiDict(value.headers))
+        elif name == "headers" and isinstance(value, Mapping):
+            copied[name] = multidict.CIMultiDict(value)
+    return copied
+
 
 def _writable(text: str) -> str:
     """`text` with any lone surrogate written as its escape (\\udc80), the rest as it is."""
@@ -473,6 +503,9 @@ class DownloadError(EdgeDeliveryError, OSError):
         super().__init__(f"cannot write the download to {filename!r}: {reason}")
         self.filename = filename
         self.reason = reason
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.filename, self.reason))
 
     def __str__(self) -> str:
         return str(self.args[0])
