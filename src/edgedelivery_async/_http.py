@@ -76,11 +76,11 @@ class AccessKey:
         """
         key = self.reveal()
         found = False
-        if any(key in value for value in reply.headers.values()):
+        if any(_masked(value, key) is not value for value in reply.headers.values()):
             import multidict  # (aiohttp's; on the error path only)
 
             reply.headers = multidict.CIMultiDict(
-                (name, value.replace(key, "***")) for name, value in reply.headers.items()
+                (name, _masked(value, key)) for name, value in reply.headers.items()
             )
             found = True
         content = _scrubbed_body(reply.content, key)
@@ -100,8 +100,9 @@ def _scrubbed_body(content: bytes, key: str) -> bytes | None:
     try:
         cleaned = _scrubbed_json(data := _json.loads(content), key)
     except (ValueError, RecursionError):  # not JSON, or nested past Python's limit
-        encoded = key.encode("ascii")
-        return content.replace(encoded, b"***") if encoded in content else None
+        text = content.decode("latin-1")  # one character a byte: the key's are ASCII
+        masked = _masked(text, key)
+        return None if masked is text else masked.encode("latin-1")
     if cleaned is data:
         return None
     import json
@@ -112,7 +113,7 @@ def _scrubbed_body(content: bytes, key: str) -> bytes | None:
 def _scrubbed_json(value: Any, key: str) -> Any:
     """`value` with `key` as *** in every string (names too); `value` itself if unchanged."""
     if isinstance(value, str):
-        return value.replace(key, "***") if key in value else value
+        return _masked(value, key)
     if isinstance(value, list):
         items = [_scrubbed_json(item, key) for item in value]
         changed = any(new is not old for new, old in zip(items, value, strict=True))
@@ -125,6 +126,39 @@ def _scrubbed_json(value: Any, key: str) -> Any:
         )
         return dict(pairs) if changed else value
     return value
+
+
+_PIECE = 8  # characters: a run of the key this long, or longer, is masked too
+
+
+def _masked(text: str, key: str) -> str:
+    """`text` with the key, and every run of `_PIECE` or more of its characters (a
+    server may quote it shortened, "abcd1234..."), as ***; `text` itself if none is there."""
+    if key in text:
+        text = text.replace(key, "***")
+    if len(key) <= _PIECE:
+        return text
+    spans: list[tuple[int, int]] = []
+    for offset in range(len(key) - _PIECE + 1):
+        start = text.find(key[offset : offset + _PIECE])
+        while start != -1:
+            end, at = start + _PIECE, offset + _PIECE
+            while end < len(text) and at < len(key) and text[end] == key[at]:
+                end, at = end + 1, at + 1
+            spans.append((start, end))
+            start = text.find(key[offset : offset + _PIECE], start + 1)
+    if not spans:
+        return text
+    parts, last = [], 0
+    for start, end in sorted(spans):
+        if end <= last:
+            continue
+        parts.append(text[last : max(start, last)])
+        if start >= last:
+            parts.append("***")
+        last = end
+    parts.append(text[last:])
+    return "".join(parts)
 
 
 def _configuration_error(message: str) -> NoReturn:

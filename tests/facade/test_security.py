@@ -100,8 +100,21 @@ ESCAPED_KEY = "".join(f"\\u{ord(c):04X}" if c.isalpha() else c for c in KEY).enc
             200, content=b'{"error": {"success": false, "message": "denied %s"}}' % ESCAPED_KEY
         ),
         httpx.Response(401, json={"Message": "no"}, headers={"X-Echo": f"key={KEY}"}),
+        # Shortened: the first characters, or the last (a long key cut in a message).
+        httpx.Response(401, json={"Message": f"key {KEY[:10]}... is not valid"}),
+        httpx.Response(400, text=f"Got more than 8190 bytes: b'...{KEY[-9:]}'"),
     ],
-    ids=["json", "html", "wrapped", "result", "escaped", "escaped-result", "header"],
+    ids=[
+        "json",
+        "html",
+        "wrapped",
+        "result",
+        "escaped",
+        "escaped-result",
+        "header",
+        "prefix",
+        "suffix",
+    ],
 )
 async def test_key_not_in_errors_that_quote_it(reply: Any) -> None:
     """A server may quote the key back; the error (message, body, reply) shows *** there."""
@@ -112,6 +125,8 @@ async def test_key_not_in_errors_that_quote_it(reply: Any) -> None:
     error = info.value
     assert "***" in error.response.text + str(error.response.headers)
     assert_no_key(error, error.args, repr(error), error.body, error.message, error.response.text)
+    for start in range(len(KEY) - 8):  # no run of 9 of its characters either
+        assert KEY[start : start + 9] not in str(error) + error.response.text
     assert_no_key(error.headers, error.response.headers)
     # ... and neither does the chain a traceback or logging shows (a 2xx body that
     # quoted it was read twice: the first error, with the key, was the __context__).
