@@ -392,12 +392,17 @@ def to_wire(value: Any, where: str, problems: list[Problem]) -> Any:
             if not isinstance(key, str):
                 problems.append(Problem(where, f"keys must be strings, not {key!r}"))
                 continue
+            if not key.isascii() and not _encodable(key):
+                problems.append(Problem(where, "keys must be valid Unicode text"))
+                continue
             out[key] = to_wire(item, f"{where}.{key}" if where else key, problems)
         return out
     if isinstance(value, Sequence) and not isinstance(value, str | bytes | bytearray):
         return [to_wire(item, f"{where}[{i}]", problems) for i, item in enumerate(value)]
     if isinstance(value, float) and not math.isfinite(value):
         problems.append(Problem(where, f"{value} is not a JSON number"))
+    elif isinstance(value, str) and not value.isascii() and not _encodable(value):
+        problems.append(Problem(where, "must be valid Unicode text (no lone surrogates)"))
     elif value is not None and not isinstance(value, str | int | float):
         kind = type(value).__name__
         problems.append(Problem(where, f"a value of type {kind} cannot be sent as JSON"))

@@ -474,3 +474,74 @@ def test_enum_options_are_choices(cli: Run, served: Served) -> None:
     assert result.code == 2
     assert "'nope' is not one of 'dockerHub'," in plain(result.err)
     assert served.fake.requests == []
+
+
+@pytest.mark.parametrize(
+    ("given", "message"),
+    [
+        ("\u0664\u0662", "is not an id"),  # Arabic-Indic digits: read as 42
+        ("\uff15", "is not an id"),  # a fullwidth digit five
+        ("9" * 4301, "beyond the 64-bit id range"),  # int() raised ValueError: a traceback
+    ],
+    ids=["arabic-indic", "fullwidth", "4301 digits"],
+)
+def test_an_id_is_ascii_digits_of_64_bits(
+    cli: Run, served: Served, given: str, message: str
+) -> None:
+    result = cli(*served.options, "registries", "get", given)
+    assert result.code == 2, result.err
+    assert message in plain(result.err)
+    assert "Traceback" not in result.err
+    assert served.fake.requests == []
+
+
+def test_a_json_option_nested_too_deep_is_a_usage_error(cli: Run, served: Served) -> None:
+    """It was a RecursionError traceback (--body already said so)."""
+    deep = "[" * 2000 + "]" * 2000
+    result = cli(*served.options, "dns-zones", "add", "--domain", "x.example", "--records", deep)
+    assert result.code == 2, result.err
+    assert "nested too deeply" in plain(result.err)
+    assert served.fake.requests == []
+
+
+def test_a_json_file_option_from_a_closed_stdin_is_a_usage_error(
+    cli: Run, served: Served, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """It was AttributeError: 'NoneType' object has no attribute 'read'."""
+    monkeypatch.setattr("sys.stdin", None)
+    result = cli(*served.options, "compute", "add-variable", "5", "--body", "-")
+    assert result.code == 2, result.err
+    assert "stdin is closed" in plain(result.err)
+
+
+def test_a_json_file_option_is_utf_8_and_bounded(
+    cli: Run, served: Served, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Undecodable bytes from stdin went out as lone surrogates; a device read for ever."""
+    import io
+
+    from edgedelivery_async.cli import _output
+
+    class Bytes(io.StringIO):
+        buffer = io.BytesIO(b'{"Name": "caf\xff"}')
+
+    monkeypatch.setattr("sys.stdin", Bytes())
+    bad = cli(*served.options, "compute", "add-variable", "5", "--body", "-")
+    assert bad.code == 2, bad.err
+    assert "cannot read" in plain(bad.err)
+    big = tmp_path / "big.json"
+    big.write_bytes(b" " * 1001)
+    monkeypatch.setattr(_output, "MAX_JSON_INPUT", 1000)
+    too_big = cli(*served.options, "compute", "add-variable", "5", "--body", str(big))
+    assert too_big.code == 2, too_big.err
+    assert "holds more than" in plain(too_big.err)
+    assert served.fake.requests == []
+
+
+def test_a_field_with_a_lone_surrogate_is_refused_before_sending(cli: Run, served: Served) -> None:
+    """An argument's undecodable bytes (a lone surrogate) went out in the JSON body,
+    while the same bytes in a path parameter were refused."""
+    result = cli(*served.options, "compute", "add-variable", "5", "--name", "caf\udcff")
+    assert result.code == 2, result.err
+    assert "lone surrogates" in plain(result.err)
+    assert served.fake.requests == []

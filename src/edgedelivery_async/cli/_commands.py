@@ -54,8 +54,11 @@ class PositiveId(click.ParamType):
             number = value
         else:
             text = str(value).strip()
-            if not re.fullmatch(r"[+-]?\d+", text):
+            # ASCII digits only, not Arabic-Indic or fullwidth ones
+            if not re.fullmatch(r"[+-]?[0-9]+", text):
                 self.fail(f"{value!r} is not an id: ids are positive integers", param, ctx)
+            if len(text.lstrip("+-").lstrip("0")) > 19:  # (int() refuses past 4,300 digits)
+                self.fail(f"{text[:40]}... is beyond the 64-bit id range", param, ctx)
             number = int(text)
         if number < 1:
             self.fail(f"{number} is not an id: ids are positive integers (1 or more)", param, ctx)
@@ -358,7 +361,11 @@ class GeneratedCommand:
             parsed = json.loads(value)
         except ValueError as exc:
             raise typer.BadParameter(
-                f"{value!r} is not valid JSON: {exc}", param_hint=item.label
+                f"{value[:200]!r} is not valid JSON: {exc}", param_hint=item.label
+            ) from None
+        except RecursionError:
+            raise typer.BadParameter(
+                "is not usable JSON: nested too deeply", param_hint=item.label
             ) from None
         expected = _JSON_KINDS.get(item.json_kind)
         if expected is not None and not isinstance(parsed, expected):

@@ -163,14 +163,28 @@ def error_record(error: Exception) -> dict[str, Any]:
     return {"type": type(error).__name__, "status": status, "message": str(error)}
 
 
+MAX_JSON_INPUT = 64 * 2**20  # bytes of a JSON option's file or stdin (the SDK's reply cap)
+
+
 def read_json(path: str, option: str) -> Any:
-    """The JSON in a file, or in stdin for `-`; a usage error when unreadable."""
+    """The JSON in a file, or in stdin for `-`, as UTF-8; a usage error when unreadable
+    (stdin closed, bytes that are not UTF-8, more than `MAX_JSON_INPUT` bytes)."""
     try:
         if path == "-":
-            text = sys.stdin.read()
+            if sys.stdin is None:
+                raise typer.BadParameter("stdin is closed", param_hint=option)
+            buffer = getattr(sys.stdin, "buffer", None)  # (none when stdin is replaced by text)
+            if buffer is not None:
+                data = buffer.read(MAX_JSON_INPUT + 1)
+            else:
+                data = sys.stdin.read(MAX_JSON_INPUT + 1).encode("utf-8", "surrogateescape")
         else:
-            with open(path, encoding="utf-8") as handle:
-                text = handle.read()
+            with open(path, "rb") as handle:
+                data = handle.read(MAX_JSON_INPUT + 1)
+        if len(data) > MAX_JSON_INPUT:
+            message = f"{path!r} holds more than {MAX_JSON_INPUT // 2**20} MiB"
+            raise typer.BadParameter(message, param_hint=option)
+        text = data.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise typer.BadParameter(f"cannot read {path!r}: {exc}", param_hint=option) from None
     try:
