@@ -135,3 +135,15 @@ def test_ctrl_c_that_typer_takes_says_interrupted(
     result = cli()
     assert result.code == 130
     assert result.err == "interrupted\n"
+
+
+def test_a_reply_with_nan_prints_valid_json() -> None:
+    """A reply's NaN (Python's JSON parser reads it) was printed as NaN: not JSON."""
+    from edgedelivery_async.cli._output import json_text
+
+    value = {"displayName": float("nan"), "sizes": [1.5, float("inf"), -float("inf")]}
+    text = json_text(value, None, indent=2)
+    assert json.loads(text, parse_constant=lambda name: pytest.fail(name)) == {
+        "displayName": None,
+        "sizes": [1.5, None, None],
+    }

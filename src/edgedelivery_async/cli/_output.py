@@ -7,6 +7,7 @@ message, which never contains the access key.
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 import time
@@ -57,8 +58,13 @@ def say(text: str) -> None:
 def json_text(value: Any, stream: IO[str] | None, **options: Any) -> str:
     """`value` as JSON that `stream` can take: its text as it is, unless the stream's
     encoding cannot hold it (a lone surrogate from a reply's "\\ud800", or "café" on an
-    ASCII terminal); then with \\u escapes, the same JSON."""
-    text = json.dumps(value, ensure_ascii=False, **options)
+    ASCII terminal); then with \\u escapes, the same JSON. A reply's NaN or Infinity,
+    which JSON has no spelling for (Python's parser reads them), is written as null."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, allow_nan=False, **options)
+    except ValueError:
+        value = _finite(value)
+        text = json.dumps(value, ensure_ascii=False, **options)
     if text.isascii():
         return text
     try:
@@ -66,6 +72,17 @@ def json_text(value: Any, stream: IO[str] | None, **options: Any) -> str:
     except (UnicodeEncodeError, LookupError):
         return json.dumps(value, ensure_ascii=True, **options)
     return text
+
+
+def _finite(value: Any) -> Any:
+    """`value` with each NaN or infinite float as None."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(item) for item in value]
+    return value
 
 
 def to_jsonable(value: Any) -> Any:
