@@ -124,7 +124,12 @@ def read_result(operation: Operation | None, raw: RawResponse, parser: Any) -> A
     `value` member (if it names one) is the result. The result must fit the
     document's types (`_shape`), and is then read by `parser`.
     """
-    if parser is None:
+    if parser is None:  # no result; a body is tolerated, but not a web page
+        if raw.content and raw.content.lstrip()[:1] == b"<":
+            text = raw.content[:200].decode("utf-8", errors="replace")
+            raise APIResponseValidationError(
+                raw, text, message="the reply is markup, not the API's"
+            )
         return None
     if operation is not None and operation.reply != "json":
         return raw.content if operation.reply == "binary" else text_of(raw)

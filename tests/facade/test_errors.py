@@ -322,6 +322,17 @@ async def test_a_body_nested_past_any_parser_is_still_a_status_error() -> None:
     assert error.status_code == 401
 
 
+async def test_a_web_page_where_no_result_is_declared_is_a_validation_error() -> None:
+    """set-force-ssl (204, no result) reported success on a 200 HTML page: a base URL
+    pointing at a website; every other operation already said so."""
+    page = b"\n  <!doctype html><html><body>Welcome</body></html>"
+    error = await raised(reply(200, content=page, **{"Content-Type": "text/html"}), force_ssl)
+    assert isinstance(error, APIResponseValidationError)
+    assert "reads like a web page" in str(error)
+    async with mock_client(Recorder(reply(200, {"ok": True}))) as client:  # JSON: tolerated
+        await force_ssl(client)
+
+
 async def test_a_lone_surrogate_in_a_message_is_shown_escaped() -> None:
     """JSON may spell one ("\\ud800"); printed or logged as it was, it raised."""
     error = await raised(reply(500, content=b'{"Message": "bad \\ud800 text"}'), get_registry)
