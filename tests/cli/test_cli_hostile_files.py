@@ -230,6 +230,11 @@ def test_an_output_that_cannot_be_written_is_an_error_not_a_traceback(served: Se
         assert operation.returncode == 1, operation.stderr
         assert "error: cannot write the result" in operation.stderr
         assert "Traceback" not in operation.stderr
+        for args in (("shield", "get", "--help"), ("shield",)):  # help and usage: rich's
+            helped = run_script(*args, stdout=full)
+            assert helped.returncode == 1, helped.stderr
+            assert "error: cannot write stdout: No space left on device" in helped.stderr
+            assert "Traceback" not in helped.stderr
 
 
 def test_a_closed_stdout_is_refused_before_anything_is_read(served: Served) -> None:

@@ -155,6 +155,9 @@ def run(argv: Sequence[str] | None = None) -> int:
                 "edgedelivery --base-url URL shield dump --pull-zones 1-100"
             )
         return code
+    except OSError as exc:  # help or usage text (typer's, through rich) that stdout refused
+        say(f"error: cannot write stdout: {exc.strerror or exc}")
+        return 1
     return 0
 
 
