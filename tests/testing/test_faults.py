@@ -193,3 +193,18 @@ async def test_an_access_key_that_is_not_utf8_is_refused_with_401(fake: FakeEdge
         status_line = await reader.readline()
         writer.close()
     assert status_line.split()[1] == b"401", status_line
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"times": 1.5},  # never stopped: faults.pending went to -3.5
+        {"times": "2"},
+        {"status": "503"},
+        {"retry_after": "soon"},  # was sent as the Retry-After header
+        {"retry_after": -5},
+    ],
+)
+def test_fail_next_refuses_nonsense(fake: FakeEdgeDelivery, options: dict[str, object]) -> None:
+    with pytest.raises(ConfigurationError):
+        fake.fail_next("ShieldZone_GetByPullZone", **options)  # type: ignore[arg-type]

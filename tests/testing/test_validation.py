@@ -9,7 +9,7 @@ import pytest
 
 from edgedelivery_async.testing import FakeEdgeDelivery, _inputs
 
-from .conftest import AUTH, conforms
+from .conftest import AUTH, KEY, conforms
 
 JSON = {**AUTH, "Content-Type": "application/json"}
 
@@ -315,3 +315,37 @@ async def test_nulls_the_document_accepts_are_stored_never_a_500(
     [endpoint] = created["endpoints"]
     assert "pullZoneId" not in endpoint
     assert endpoint["portMappings"] == [{"containerPort": 1, "exposedPort": None}]
+
+
+async def test_an_id_of_thousands_of_digits_is_not_found_never_a_500(
+    http: httpx.AsyncClient,
+) -> None:
+    """int() refuses past 4,300 digits: a raw ValueError in-process, a 500 on loopback."""
+    for path in (
+        f"/mc/registries/{'9' * 4301}",
+        f"/shield/shield-zone/get-by-pullzone/{'9' * 7000}",
+    ):
+        reply = await http.get(path, headers={"AccessKey": KEY})
+        assert reply.status_code in (400, 404), reply.text
+        assert reply.headers["content-type"].startswith("application/")
+
+
+async def test_a_body_that_does_not_decode_is_the_operations_400(fake: FakeEdgeDelivery) -> None:
+    """A gzip body that is not gzip was aiohttp's text/plain 500 on loopback."""
+    async with fake.serve() as url, httpx.AsyncClient(base_url=url) as client:
+        reply = await client.post(
+            "/compute/script/7/variables/add",
+            content=b"not gzip at all",
+            headers={"AccessKey": KEY, "Content-Type": "application/json",
+                     "Content-Encoding": "gzip"},
+        )  # fmt: skip
+    assert reply.status_code == 400, reply.text
+    conforms("ComputeScript_AddVariable", reply)
+
+
+async def test_two_access_keys_are_refused_whatever_their_order(http: httpx.AsyncClient) -> None:
+    """The last one decided: (right, wrong) was 401 and (wrong, right) 200."""
+    for keys in ((KEY, "wrong"), ("wrong", KEY)):
+        headers = [("AccessKey", key) for key in keys]
+        reply = await http.get("/mc/registries/1", headers=headers)
+        assert reply.status_code == 401, reply.text

@@ -14,6 +14,7 @@ from typing import Any
 
 import httpx
 
+from .._exceptions import ConfigurationError
 from . import _shapes
 from ._app import FakeApp
 from ._document import Document
@@ -265,8 +266,14 @@ class FakeEdgeDelivery(httpx.AsyncBaseTransport):
         retry_after: int | None = None,
     ) -> None:
         """Answer the next `times` requests (of one operation, or any) with `status`."""
-        if not 400 <= status <= 599:
-            raise ValueError("an injected status must be 4xx or 5xx")
+        if isinstance(status, bool) or not isinstance(status, int) or not 400 <= status <= 599:
+            raise ConfigurationError(f"an injected status must be 4xx or 5xx, not {status!r}")
+        if retry_after is not None and (
+            isinstance(retry_after, bool) or not isinstance(retry_after, int) or retry_after < 0
+        ):
+            raise ConfigurationError(
+                f"retry_after must be whole seconds (or None), not {retry_after!r}"
+            )
         with self._lock:
             self.faults.queue(InjectedStatus(status, retry_after), operation_id, times)
 
@@ -338,12 +345,29 @@ class FakeEdgeDelivery(httpx.AsyncBaseTransport):
             return self.app.handle(method, raw_path, headers, body)
 
     async def respond(
-        self, method: str, raw_path: str, headers: Mapping[str, str], body: bytes
+        self, method: str, raw_path: str, headers: Mapping[str, str], body: bytes | None
     ) -> Reply | DroppedConnection:
-        """Answer one request with faults applied and record it; used by the adapters."""
+        """Answer one request with faults applied and record it; used by the adapters.
+
+        `body` is None when the adapter could not read it: a 400 of the operation's
+        family. A request with the AccessKey header twice is refused with 401 (which
+        one would count?)."""
         method = method.upper()
         lowered = {name.lower(): value for name, value in headers.items()}
         resolved = self.router.resolve(method, raw_path)
+        if isinstance(resolved, Match) and (body is None or _keys_given(headers) > 1):
+            status, message = (
+                (400, "The request body could not be read.")
+                if body is None
+                else (401, "The AccessKey header is given more than once.")
+            )
+            with self._lock:
+                reply = self.app.error(
+                    resolved.route, status, message, raw_path, key="fake.refused"
+                )
+            self._record(method, raw_path, resolved.route.operation_id, lowered, b"", status, None)
+            return reply
+        body = body or b""
         fault = None
         limited: tuple[tuple[str, str], ...] = ()
         if isinstance(resolved, Match) and self._buckets is not None:
@@ -437,3 +461,14 @@ class FakeEdgeDelivery(httpx.AsyncBaseTransport):
         except KeyError:
             known = ", ".join(sorted(self.router.operation_ids()))
             raise ValueError(f"unknown operation id {operation_id!r}; known: {known}") from None
+
+
+def _keys_given(headers: Mapping[str, str]) -> int:
+    """How many AccessKey fields a request has (multidict's or httpx's headers, or a dict)."""
+    getall = getattr(headers, "getall", None)
+    if callable(getall):
+        return len(getall("AccessKey", ()))
+    get_list = getattr(headers, "get_list", None)
+    if callable(get_list):
+        return len(get_list("AccessKey"))
+    return sum(1 for name in headers if name.lower() == "accesskey")

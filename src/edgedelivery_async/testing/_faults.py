@@ -117,8 +117,8 @@ class Faults:
 
     def queue(self, fault: Fault, operation_id: str | None, times: int) -> None:
         """Apply `fault` to the next `times` requests of `operation_id` (any if None)."""
-        if times < 1:
-            raise ValueError("times must be at least 1")
+        if isinstance(times, bool) or not isinstance(times, int) or times < 1:
+            raise ConfigurationError(f"times must be a whole number of 1 or more, not {times!r}")
         self._queue.append(_Queued(operation_id and self._check(operation_id), fault, times))
 
     def reseed(self, seed: int | None) -> None:

@@ -23,7 +23,7 @@ from ._routes import Match, Route, query_string
 MAX_JSON_DEPTH = 64
 MAX_ERRORS = 20
 
-_INTEGER_RE = re.compile(r"-?[0-9]+")
+_INTEGER_RE = re.compile(r"-?[0-9]{1,4000}")  # (int() refuses past 4,300 digits)
 _NUMBER_RE = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
 # A string (to the end of the text if unterminated, so the scan stays linear) or a bracket.
 _TOKEN_RE = re.compile(rb'"(?:[^"\\]|\\.)*"?|[\[\]{}]', re.DOTALL)

@@ -41,9 +41,10 @@ class Responder(Protocol):
     """What an adapter serves: one request in, a reply (or a dropped connection) out."""
 
     async def respond(
-        self, method: str, raw_path: str, headers: Mapping[str, str], body: bytes
+        self, method: str, raw_path: str, headers: Mapping[str, str], body: bytes | None
     ) -> Reply | DroppedConnection:
-        """Answer one request; `headers` may use any case for names."""
+        """Answer one request; `headers` may use any case for names; `body` None when
+        it could not be read (an encoding that does not decode)."""
         ...
 
 
