@@ -72,7 +72,7 @@ class AccessKey:
         A JSON body is scrubbed in its decoded strings, where the key may have been
         written with escapes (`\\u002B` for `+`, as ASP.NET writes it, or `\\/`), and
         without breaking the JSON around a key that is also JSON syntax; any other body
-        in its bytes.
+        in its bytes. A run of 8 or more of the key's characters counts too (`_masked`).
         """
         key = self.reveal()
         found = False

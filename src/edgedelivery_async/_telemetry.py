@@ -7,8 +7,9 @@ Nothing here imports a telemetry library: a client without telemetry pays one
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,77 +49,63 @@ class Telemetry(Protocol):
     def start_bulk(self, name: str) -> BulkTrace: ...
 
 
-class GuardedCall:
-    """A backend's `CallTrace` whose faults never fail the call: the first is logged
+class _Guarded:
+    """A backend's record whose faults never fail the call or run: the first is logged
     (a warning), and the record then stops. A span processor or exporter that raises
     is the telemetry's problem, not the request's."""
 
-    __slots__ = ("_trace",)
+    __slots__ = ("_record",)
+
+    def __init__(self, start: Callable[[], Any]) -> None:
+        self._record: Any = None  # the backend's CallTrace or BulkTrace, None once it failed
+        self._record = self._guarded(start)
+
+    def _guarded(self, step: Callable[[], Any]) -> Any:
+        try:
+            return step()
+        except Exception as error:
+            self._record = None
+            logging.getLogger("edgedelivery_async").warning(
+                "telemetry failed (%s: %s); this call or run is no longer recorded",
+                type(error).__name__,
+                error,
+            )
+            return None
+
+
+class GuardedCall(_Guarded):
+    """A `CallTrace` of `telemetry` that never fails the call (see `_Guarded`)."""
+
+    __slots__ = ()
 
     def __init__(self, telemetry: Telemetry, info: CallInfo) -> None:
-        self._trace: CallTrace | None = None
-        try:
-            self._trace = telemetry.start_call(info)
-        except Exception as error:
-            _fault(error)
+        super().__init__(lambda: telemetry.start_call(info))
 
     def attempt_started(self, attempt: int) -> None:
-        if self._trace is not None:
-            try:
-                self._trace.attempt_started(attempt)
-            except Exception as error:
-                self._trace = None
-                _fault(error)
+        if self._record is not None:
+            self._guarded(lambda: self._record.attempt_started(attempt))
 
     def attempt_ended(self, status_code: int | None, error: BaseException | None) -> None:
-        if self._trace is not None:
-            try:
-                self._trace.attempt_ended(status_code, error)
-            except Exception as fault:
-                self._trace = None
-                _fault(fault)
+        if self._record is not None:
+            self._guarded(lambda: self._record.attempt_ended(status_code, error))
 
     def end(self, status_code: int | None, error: BaseException | None, retries: int) -> None:
-        if self._trace is not None:
-            try:
-                self._trace.end(status_code, error, retries)
-            except Exception as fault:
-                self._trace = None
-                _fault(fault)
+        if self._record is not None:
+            self._guarded(lambda: self._record.end(status_code, error, retries))
 
 
-class GuardedBulk:
-    """A backend's `BulkTrace` whose faults never fail the run (see `GuardedCall`)."""
+class GuardedBulk(_Guarded):
+    """A `BulkTrace` of `telemetry` that never fails the run (see `_Guarded`)."""
 
-    __slots__ = ("_trace",)
+    __slots__ = ()
 
     def __init__(self, telemetry: Telemetry, name: str) -> None:
-        self._trace: BulkTrace | None = None
-        try:
-            self._trace = telemetry.start_bulk(name)
-        except Exception as error:
-            _fault(error)
+        super().__init__(lambda: telemetry.start_bulk(name))
 
     def item(self, ok: bool) -> None:
-        if self._trace is not None:
-            try:
-                self._trace.item(ok)
-            except Exception as error:
-                self._trace = None
-                _fault(error)
+        if self._record is not None:
+            self._guarded(lambda: self._record.item(ok))
 
     def end(self, error: BaseException | None) -> None:
-        if self._trace is not None:
-            try:
-                self._trace.end(error)
-            except Exception as fault:
-                self._trace = None
-                _fault(fault)
-
-
-def _fault(error: Exception) -> None:
-    logging.getLogger("edgedelivery_async").warning(
-        "telemetry failed (%s: %s); this call or run is no longer recorded",
-        type(error).__name__,
-        error,
-    )
+        if self._record is not None:
+            self._guarded(lambda: self._record.end(error))
