@@ -236,6 +236,9 @@ class RateController:
         # shares of a thousand requests that have not been sent.
         self._balance = budget.per_second * 10.0 if budget else 0.0
         self._balance_at = time.monotonic()
+        self._attempts = 0  # requests admitted (`admit`), first attempts and retries
+        self._retries = 0  # ... retries granted (`allow_retry`)
+        self._deposited = 0  # ... first attempts whose share the balance holds
 
     def admit(self) -> Awaitable[None] | None:
         """Admit one request: None to send it now, else an awaitable that ends at its turn.
@@ -243,14 +246,21 @@ class RateController:
         Paced requests wait in order; one timer releases them `1 / rate` apart, at the
         rate in force when each is released (so a rate that rises takes effect at once).
         """
+        self._attempts += 1
         if self.rate is None and self._in_flight and not self._waiters and not self._opening:
             # Unpaced, the spell under way, a place in the window if slow start holds:
             # most requests of a run on a key that never refused, kept to a few steps.
+            # (Sends are noted only until a success: `_sending` reads them only then.)
             window = self._window
-            if window is None or self._in_flight < window:
+            if window is None:
+                if not self._oks and self.policy.adaptive:
+                    self._note_send(time.monotonic())
+                self._in_flight += 1
+                return None
+            if self._in_flight < window:  # (a window is adaptive's)
                 now = time.monotonic()
-                if window is None or now - self._first_send <= _SLOW_START_FOR:
-                    if self.policy.adaptive:
+                if now - self._first_send <= _SLOW_START_FOR:
+                    if not self._oks:
                         self._note_send(now)
                     self._in_flight += 1
                     return None
@@ -286,13 +296,14 @@ class RateController:
                     return self._turn(self._queue(now))
                 self._next_slot = max(self._next_slot, now - _CATCH_UP) + 1.0 / pace
                 self._since_sent += 1
-        if self.rate is None and self.policy.adaptive:
+        if self.rate is None and not self._oks and self.policy.adaptive:
             self._note_send(time.monotonic())
         self._in_flight += 1
         return None
 
     def _note_send(self, now: float) -> None:
-        """An unpaced send: the first refusal reads the pace from these (`_sending`)."""
+        """An unpaced send before any success of the spell: a first refusal with no
+        success to go by reads the pace from these (`_sending`)."""
         if not self._sent:
             self._first_send = now
         self._sent.append(now)  # (the oldest drop out past 4096)
@@ -431,50 +442,55 @@ class RateController:
         if not self.policy.adaptive:
             return
         try:
-            self._learn(status, headers, sent_at)
+            now = time.monotonic()
+            if headers and (
+                "ratelimit-policy" in headers
+                or "ratelimit-remaining" in headers
+                or "x-ratelimit-remaining" in headers
+            ):
+                self._read_headers(headers, now)
+            self._opening = False
+            if status == 429:
+                self._refused(headers, sent_at, now)
+            elif status < 500:  # let through by the key's limit (written out here: every
+                # successful reply takes this path)
+                self._rtt = 0.9 * self._rtt + 0.1 * (now - sent_at) if self._rtt else now - sent_at
+                if sent_at >= self._quiet_until > 0:
+                    self._since_ok += 1
+                    self._since_ok_sent = max(self._since_ok_sent, sent_at)
+                oks = self._oks
+                oks.append(now)
+                while oks[0] < now - 4 * _WINDOW:
+                    oks.popleft()
+                if self._window is not None:
+                    self._window += 0.5  # half one more per reply: x1.5 each round trip
+                    if self._window >= _OPEN_WINDOW:
+                        self._end_slow_start()
+                if self.limit is not None:
+                    self._grow(now)
         except Exception as error:
             self._give_up(error)
 
-    def _learn(self, status: int, headers: Mapping[str, str], sent_at: float) -> None:
-        now = time.monotonic()
-        if headers:
-            self._read_headers(headers, now)
-        self._opening = False
-        if status == 429:
-            if sent_at - self._first_send < _BUSY_OPENING:  # the key was busy at the opening
-                self._shared_at = now
-            wait = parse_retry_after(headers.get("retry-after")) if headers else None
-            self._refusal_wait = _REFUSAL_WAIT if wait is None else max(wait, _REFUSAL_WAIT)
-            self._since_refused += sent_at >= self._quiet_until > 0
-            self._since_denied += sent_at >= self._last_cut >= 0
-            # One cut per round trip: not before the requests sent before the last cut
-            # have landed (a slow one may take its token late) unless those sent after
-            # it are refused again and again, nor for the first request at the new
-            # pace (it may come before the empty bucket's next token).
-            if sent_at >= self._quiet_until and (
-                self._old <= 0
-                or self._since_refused >= _REFUSED_AGAIN
-                or now - self._last_cut > _ROUND_TRIP_AT_MOST
-            ):
-                self._cut(now)
-            if self._window is not None:
-                self._end_slow_start()
-            return
-        if status < 500:
-            self._rtt = 0.9 * self._rtt + 0.1 * (now - sent_at) if self._rtt else now - sent_at
-            if sent_at >= self._quiet_until > 0:
-                self._since_ok += 1
-                self._since_ok_sent = max(self._since_ok_sent, sent_at)
-            oks = self._oks
-            oks.append(now)
-            while oks[0] < now - 4 * _WINDOW:
-                oks.popleft()
-            if self._window is not None:
-                self._window += 0.5  # half one more per reply: x1.5 each round trip
-                if self._window >= _OPEN_WINDOW:
-                    self._end_slow_start()
-            if self.limit is not None:
-                self._grow(now)
+    def _refused(self, headers: Mapping[str, str], sent_at: float, now: float) -> None:
+        """A 429: a cut, unless it says nothing new; slow start ends."""
+        if sent_at - self._first_send < _BUSY_OPENING:  # the key was busy at the opening
+            self._shared_at = now
+        wait = parse_retry_after(headers.get("retry-after")) if headers else None
+        self._refusal_wait = _REFUSAL_WAIT if wait is None else max(wait, _REFUSAL_WAIT)
+        self._since_refused += sent_at >= self._quiet_until > 0
+        self._since_denied += sent_at >= self._last_cut >= 0
+        # One cut per round trip: not before the requests sent before the last cut
+        # have landed (a slow one may take its token late) unless those sent after
+        # it are refused again and again, nor for the first request at the new
+        # pace (it may come before the empty bucket's next token).
+        if sent_at >= self._quiet_until and (
+            self._old <= 0
+            or self._since_refused >= _REFUSED_AGAIN
+            or now - self._last_cut > _ROUND_TRIP_AT_MOST
+        ):
+            self._cut(now)
+        if self._window is not None:
+            self._end_slow_start()
 
     def finishing(self, remaining: int) -> None:
         """A bulk run has read its last key and has `remaining` calls left (`fan_out`'s
@@ -506,20 +522,23 @@ class RateController:
             self._hold_until = now + (remaining + 1) / pace
 
     def allow_retry(self) -> bool:
-        """Withdraw one retry from the budget; False when it is spent."""
+        """Withdraw one retry from the budget; False when it is spent.
+
+        First attempts deposit their share here, counted as the requests admitted less
+        the retries granted, rather than one call each on the path every request takes.
+        """
         budget = self._budget
         if budget is None:
             return True
+        firsts = self._attempts - self._retries
+        self._balance += budget.share * (firsts - self._deposited)
+        self._deposited = firsts
         self._refill()
         if self._balance < 1.0:
             return False
         self._balance -= 1.0
+        self._retries += 1
         return True
-
-    def deposit(self) -> None:
-        """A first attempt adds its share to the retry budget."""
-        if self._budget is not None:
-            self._balance += self._budget.share
 
     # ------------------------------------------------------------------ internals
     def _refill(self) -> None:

@@ -195,6 +195,36 @@ async def test_a_spent_retry_budget_stops_retries(budget: RetryBudget | None) ->
             assert len(seen) == 1
 
 
+async def test_only_first_attempts_fill_the_budget() -> None:
+    """Each first attempt deposits the budget's share, a retry none: with a share of
+    half a retry and no reserve or refill, every second call gets its retry."""
+    tried: set[str] = set()
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path in tried:  # a retry: served
+            return httpx.Response(200, json={"data": {"shieldZoneId": 1}})
+        tried.add(request.url.path)
+        return _status(503)
+
+    http = httpx.AsyncClient(transport=httpx.MockTransport(handler))
+    client = EdgeDeliveryClient(
+        base_url="https://api.test",
+        http_client=http,
+        retry=RetryPolicy(initial_delay=0.001, jitter=0),
+        rate_control=RateControl(retry_budget=RetryBudget(share=0.5, per_second=0)),
+    )
+    served = []
+    async with client:
+        for pull_zone in range(1, 9):  # one after another
+            try:
+                await client.shield.get_zone_by_pull_zone(pull_zone)
+                served.append(True)
+            except APIStatusError:
+                served.append(False)
+    # Had a retry deposited too, the third call would find a whole retry, and so on.
+    assert served == [False, True] * 4
+
+
 async def test_a_fresh_budget_holds_the_reserve_of_ten_seconds_not_more() -> None:
     """Against a server that refuses everything, a new client's retries are the
     budget's reserve (10 a second for 10 s), its share of the requests, and its refill:
@@ -471,10 +501,10 @@ def test_a_client_squeezed_to_a_quarter_of_a_pace_that_held_knows_it_shares_the_
 
 # ------------------------------------------------------------------ a fault of its own
 
-# Each internal step of the controller, broken in turn: on a 429 (`_cut`), on every
-# reply (`_learn`), in pacing (`_grow`, `_arm`), in the timer (`_release_due`) and at
-# a bulk run's end (`_finishing`).
-BROKEN = ["_cut", "_learn", "_grow", "_arm", "_release_due", "_finishing"]
+# Each internal step of the controller, broken in turn: on a 429 (`_refused`, `_cut`),
+# on every reply once paced (`_grow`, from `observe`), in pacing (`_grow`, `_arm`), in
+# the timer (`_release_due`) and at a bulk run's end (`_finishing`).
+BROKEN = ["_refused", "_cut", "_grow", "_arm", "_release_due", "_finishing"]
 
 
 @pytest.mark.parametrize("step", BROKEN)
