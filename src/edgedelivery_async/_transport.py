@@ -40,7 +40,6 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import aiohttp
-from yarl import URL
 
 from ._exceptions import (
     APIConnectionError,
@@ -73,12 +72,14 @@ from ._network import (
     redact,
 )
 from ._timeouts import Timeout
+from ._urls import yarl_url
 from ._watchdog import Watchdog
 
 if TYPE_CHECKING:
     from collections.abc import AsyncGenerator
 
     import httpx
+    from yarl import URL
 
 SPEED_HINT = "pip install 'edgedelivery-async[speed]'"
 # The opt-in transports: name -> (module, class, the library it needs, how to install it).
@@ -513,6 +514,7 @@ class AiohttpTransport:
         self._timeouts: dict[float, aiohttp.ClientTimeout] = {}
         self._watchdog: Watchdog | None = None
         self._proxies: NoProxy | FixedProxy | ProxyTable = proxies_for(network)
+        self._origins: dict[str, URL] = {}  # parsed once each (`yarl_url`)
         # True is aiohttp's verifying context, built once at import: building another
         # costs 20-30 ms on the first call. A CA bundle's context is built here, once.
         self._ssl: ssl.SSLContext | bool = network.trust.for_aiohttp()
@@ -655,7 +657,7 @@ class AiohttpTransport:
         try:
             async with session.request(
                 request.method,
-                URL(request.url, encoded=True),
+                yarl_url(request.url, self._origins),
                 headers=headers_with_key(request),
                 data=request.content,
                 allow_redirects=False,
