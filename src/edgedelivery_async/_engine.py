@@ -23,13 +23,14 @@ from . import _hooks
 from ._exceptions import APIConnectionError, ConfigurationError, status_error
 from ._hooks import Hooks, RequestEvent, ResponseEvent, RetryEvent
 from ._http import AccessKey, BodySink, RawRequest, RawResponse, Transport, header_problem, origin
+from ._logging import SdkLog
 from ._rate_control import RateControl, RateController
 from ._retry import RetryPolicy
 from ._telemetry import CallInfo, CallTrace, GuardedCall, Telemetry
 from ._timeouts import Timeout
 from ._version import __version__
 
-log = logging.getLogger("edgedelivery_async")
+log = SdkLog()
 
 USER_AGENT = f"edgedelivery-async/{__version__} (python {platform.python_version()})"
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})

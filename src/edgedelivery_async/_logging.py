@@ -1,7 +1,8 @@
 """`EDGEDELIVERY_LOG=debug` (or info, warning, error) logs the SDK's requests to stderr.
 
 The log never contains the access key: the SDK logs method, path, status, timing
-and retry decisions, never headers or bodies.
+and retry decisions, never headers or bodies. The SDK's records go through `SdkLog`,
+so that a handler or filter of the application's that raises fails no call.
 """
 
 from __future__ import annotations
@@ -14,6 +15,54 @@ LOGGER_NAME = "edgedelivery_async"
 LEVELS = ("debug", "info", "warning", "error")
 
 _warned_about: set[str] = set()
+
+
+class SdkLog:
+    """The SDK's logger for its own records. A handler or filter of the application's
+    that raises would turn a call that worked into its exception: the record is dropped
+    instead, and the error reported once on stderr (as logging's own
+    `Handler.handleError` reports a handler's)."""
+
+    __slots__ = ("isEnabledFor", "logger")
+
+    def __init__(self) -> None:
+        self.logger = logging.getLogger(LOGGER_NAME)
+        self.isEnabledFor = self.logger.isEnabledFor  # (no extra call on the hot path)
+
+    def debug(self, msg: str, *args: object) -> None:
+        self._emit(logging.DEBUG, msg, args, None)
+
+    def warning(self, msg: str, *args: object, exc_info: BaseException | None = None) -> None:
+        self._emit(logging.WARNING, msg, args, exc_info)
+
+    def _emit(
+        self, level: int, msg: str, args: tuple[object, ...], exc_info: BaseException | None
+    ) -> None:
+        logger = self.logger
+        if not logger.isEnabledFor(level):
+            return
+        try:  # stacklevel: the record names the SDK's function that logged, not this one
+            logger.log(level, msg, *args, exc_info=exc_info, stacklevel=3)
+        except Exception as error:
+            _report(error)
+
+
+_reported: list[str] = []
+
+
+def _report(error: Exception) -> None:
+    """A handler or filter raised: say so on stderr, once a process."""
+    if _reported:
+        return
+    _reported.append(type(error).__name__)
+    try:
+        print(
+            f"edgedelivery_async: a logging handler or filter raised {type(error).__name__};"
+            " the SDK's log records that fail so are dropped",
+            file=sys.stderr,
+        )
+    except Exception:  # no stderr either: nothing more to do
+        return
 
 
 def setup_from_environment() -> None:

@@ -17,7 +17,6 @@ through `redact`.
 
 from __future__ import annotations
 
-import logging
 import os
 import re
 import ssl
@@ -29,6 +28,7 @@ from typing import TYPE_CHECKING, NoReturn, TypeAlias
 from urllib.parse import quote, unquote, urlsplit
 
 from ._exceptions import ConfigurationError
+from ._logging import SdkLog
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     import aiohttp
     from wreq import CertStore
 
-log = logging.getLogger("edgedelivery_async")
+log = SdkLog()
 
 Verify: TypeAlias = "bool | str | os.PathLike[str] | ssl.SSLContext"
 

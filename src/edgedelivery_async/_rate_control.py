@@ -58,7 +58,6 @@ controller itself fails no call: it logs a warning and stops adapting (`_give_up
 from __future__ import annotations
 
 import asyncio
-import logging
 import math
 import time
 from collections import deque
@@ -67,8 +66,9 @@ from dataclasses import dataclass, field, replace
 
 from ._exceptions import ConfigurationError, in_use_by_another_loop
 from ._http import parse_retry_after
+from ._logging import SdkLog
 
-log = logging.getLogger("edgedelivery_async")
+log = SdkLog()
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,10 +6,13 @@ Nothing here imports a telemetry library: a client without telemetry pays one
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
+
+from ._logging import SdkLog
+
+_log = SdkLog()
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +68,7 @@ class _Guarded:
             return step()
         except Exception as error:
             self._record = None
-            logging.getLogger("edgedelivery_async").warning(
+            _log.warning(
                 "telemetry failed (%s: %s); this call or run is no longer recorded",
                 type(error).__name__,
                 error,

@@ -135,3 +135,45 @@ async def test_nothing_is_logged_below_debug(caplog: pytest.LogCaptureFixture) -
     async with mock_client(Recorder(httpx.Response(503), OK), retry=ZERO_DELAY) as client:
         await client.registries.get(31)
     assert sdk_lines(caplog) == []
+
+
+class _RaisingHandler(logging.Handler):
+    def emit(self, record: logging.LogRecord) -> None:
+        raise RuntimeError("a broken handler")
+
+
+class _RaisingFilter(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        raise KeyError("a broken filter")
+
+
+@pytest.mark.parametrize("broken", ["handler", "filter", "root handler"])
+async def test_a_raising_handler_or_filter_fails_no_call(
+    broken: str, sdk_logger: logging.Logger, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The application's logging is its own: a handler or filter that raises drops the
+    SDK's record (said once on stderr) instead of failing a call that worked, retried
+    or not."""
+    sdk_logger.setLevel(logging.DEBUG)
+    root = logging.getLogger()
+    raising_handler = _RaisingHandler()
+    raising_filter = _RaisingFilter()
+    if broken == "handler":
+        sdk_logger.addHandler(raising_handler)
+    elif broken == "filter":
+        sdk_logger.addFilter(raising_filter)
+    else:
+        root.addHandler(raising_handler)
+    recorder = Recorder(httpx.Response(503, headers={"Retry-After": "0"}), OK)
+    try:
+        async with mock_client(recorder, retry=ZERO_DELAY) as client:
+            first = await client.registries.get(31)  # logged three times: 503, retry, 200
+            second = await client.registries.get(31)
+    finally:
+        sdk_logger.removeFilter(raising_filter)
+        root.removeHandler(raising_handler)
+    assert first is not None
+    assert second is not None
+    err = capsys.readouterr().err
+    assert err.count("a logging handler or filter raised") <= 1  # once a process
+    assert KEY not in err
