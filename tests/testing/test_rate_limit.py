@@ -186,7 +186,14 @@ def test_serve_options_make_the_limit() -> None:
 
 @pytest.mark.parametrize(
     "argv",
-    [["--rate-change", "5"], ["--rate-limit", "5", "--rate-change", "x:1"], ["--burst", "3"]],
+    [
+        ["--rate-change", "5"],
+        ["--rate-limit", "5", "--rate-change", "x:1"],
+        ["--burst", "3"],
+        ["--retry-after", "2"],  # (was silently ignored: no limit, no 429 to carry it)
+        ["--no-retry-after"],
+        ["--rate-limit", "5", "--retry-after", "2", "--no-retry-after"],
+    ],
 )
 def test_serve_refuses_unusable_limit_options(argv: list[str]) -> None:
     args = parser().parse_args(["serve", "--access-key", "k", "--empty", *argv])
@@ -227,3 +234,35 @@ def test_serve_refuses_a_port_that_is_not_one(
         main(["serve", "--access-key", "k", "--port", port])
     assert exit_.value.code == 2
     assert "must be a port number from 0 to 65535" in capsys.readouterr().err
+
+
+def test_serve_without_retry_after_given_sends_one_second() -> None:
+    args = parser().parse_args(["serve", "--access-key", "k", "--empty", "--rate-limit", "5"])
+    limit = build_fake(args).rate_limit
+    assert limit is not None
+    assert limit.retry_after == 1.0
+
+
+@pytest.mark.parametrize("count", ["-1", "1000001"])
+def test_serve_refuses_pull_zones_out_of_range(
+    count: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A count past a million was seeded in memory, however long that took."""
+    with pytest.raises(SystemExit) as exit_:
+        main(["serve", "--access-key", "k", "--pull-zones", count])
+    assert exit_.value.code == 2
+    assert "--pull-zones must be from 0 to 1,000,000" in capsys.readouterr().err
+
+
+def test_ctrl_c_while_seeding_is_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Ctrl-C while a large --pull-zones was being seeded printed a traceback."""
+
+    def interrupted(self: object, count: int) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(FakeEdgeDelivery, "seed_pull_zones", interrupted)
+    assert main(["serve", "--access-key", "k", "--pull-zones", "5"]) == 130
+    err = capsys.readouterr().err
+    assert err == "interrupted while seeding the fake\n"

@@ -16,6 +16,9 @@ from ._fake import FakeEdgeDelivery
 from ._rate_limit import RateLimit
 from ._seedfile import EXAMPLE_SEED, SEED_FORMAT, SeedError, apply_seed, inventory, load_seed
 
+_RETRY_AFTER = 1.0  # seconds: the Retry-After of a 429 unless --retry-after says
+MOST_PULL_ZONES = 1_000_000  # --pull-zones at most (each is held in memory)
+
 DESCRIPTION = "A stateful fake of the Edge Delivery Management API, served over HTTP."
 SERVE_DESCRIPTION = """\
 Serve the fake over HTTP until SIGINT/SIGTERM (Ctrl-C). On start it prints `serving URL`,
@@ -112,9 +115,8 @@ def parser() -> argparse.ArgumentParser:
     limits.add_argument(
         "--retry-after",
         type=float,
-        default=1.0,
         metavar="SECONDS",
-        help="the Retry-After of a 429 (default: %(default)s)",
+        help=f"the Retry-After of a 429 (default: {_RETRY_AFTER})",
     )
     limits.add_argument(
         "--no-retry-after", action="store_true", help="send 429 replies without Retry-After"
@@ -148,12 +150,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if not args.access_key:
         root.error("--access-key (or $EDGEDELIVERY_FAKE_ACCESS_KEY) is required")
-    if args.pull_zones < 0:
-        root.error("--pull-zones must not be negative")
+    if not 0 <= args.pull_zones <= MOST_PULL_ZONES:
+        root.error(f"--pull-zones must be from 0 to {MOST_PULL_ZONES:,}")
     if args.seed_file is not None and args.empty:
         root.error("--seed-file and --empty cannot be combined")
     try:
         fake = build_fake(args)
+    except KeyboardInterrupt:  # Ctrl-C while seeding: nothing served yet
+        print("interrupted while seeding the fake", file=sys.stderr)
+        return 130
     except (OSError, SeedError) as exc:
         print(f"cannot seed the fake: {exc}", file=sys.stderr)
         return 2
@@ -194,9 +199,21 @@ def build_fake(args: argparse.Namespace) -> FakeEdgeDelivery:
 def rate_limit_of(args: argparse.Namespace) -> RateLimit | None:
     """The `RateLimit` the rate-limit options describe, or None without --rate-limit."""
     if args.rate_limit is None:
-        if args.rate_change or args.burst is not None or args.rate_limit_headers:
-            raise ValueError("--burst, --rate-change and --rate-limit-headers need --rate-limit")
+        given = (
+            args.rate_change,
+            args.burst is not None,
+            args.rate_limit_headers,
+            args.retry_after is not None,
+            args.no_retry_after,
+        )
+        if any(given):
+            raise ValueError(
+                "--burst, --rate-change, --rate-limit-headers, --retry-after and"
+                " --no-retry-after need --rate-limit"
+            )
         return None
+    if args.no_retry_after and args.retry_after is not None:
+        raise ValueError("--retry-after and --no-retry-after cannot be combined")
     changes = []
     for change in args.rate_change:
         when, sep, rate = change.partition(":")
@@ -209,7 +226,9 @@ def rate_limit_of(args: argparse.Namespace) -> RateLimit | None:
     return RateLimit(
         args.rate_limit,
         burst=args.burst,
-        retry_after=None if args.no_retry_after else args.retry_after,
+        retry_after=None
+        if args.no_retry_after
+        else (_RETRY_AFTER if args.retry_after is None else args.retry_after),
         headers=args.rate_limit_headers,
         changes=tuple(changes),
     )
