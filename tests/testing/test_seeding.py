@@ -21,6 +21,24 @@ def test_seed_pull_zones_is_deterministic() -> None:
     assert sorted(fake.state.pull_zones) == [1, 2, 3, 4]
 
 
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        {"hostnames": "abc"},  # made three one-letter hostnames
+        {"hostnames": b"abc"},
+        {"hostnames": ["a.example.test", 7]},
+        {"id": "5"},
+        {"id": True},
+        {"id": 2.5},
+    ],
+)
+def test_add_pull_zone_refuses_what_is_not_a_pull_zone(arguments: dict[str, object]) -> None:
+    fake = FakeEdgeDelivery("k")
+    with pytest.raises(ValueError, match=r"hostnames is a list|pull zone id is an integer"):
+        fake.add_pull_zone(**arguments)  # type: ignore[arg-type]
+    assert fake.state.pull_zones == {}
+
+
 def test_add_helpers_pick_free_ids_and_refuse_duplicates() -> None:
     fake = FakeEdgeDelivery("k")
     assert fake.add_pull_zone(hostnames=[]) == 1

@@ -139,8 +139,14 @@ class State:
     def add_pull_zone(self, id: int | None = None, hostnames: list[str] | None = None) -> int:
         """Add a pull zone (next free id by default) with hostnames, Force SSL off."""
         zone_id = id if id is not None else max(self.pull_zones, default=0) + 1
+        if isinstance(zone_id, bool) or not isinstance(zone_id, int):
+            raise ValueError(f"a pull zone id is an integer, not {zone_id!r}")
         if zone_id in self.pull_zones:
             raise ValueError(f"pull zone {zone_id} exists")
+        if hostnames is not None and (
+            isinstance(hostnames, str | bytes) or not all(isinstance(n, str) for n in hostnames)
+        ):  # ("abc" made three one-letter hostnames)
+            raise ValueError(f"hostnames is a list of host names, not {hostnames!r}")
         names = hostnames if hostnames is not None else [f"pz{zone_id}.example.test"]
         self.pull_zones[zone_id] = PullZone(zone_id, {name: False for name in names})
         return zone_id
