@@ -337,6 +337,14 @@ def test_timeout_and_retries_options(cli: Run, served: Served) -> None:
     assert retried.code == 0, retried.err
 
 
+@pytest.mark.parametrize("count", ["101", "1000000000000000000000", "-1"])
+def test_max_retries_out_of_range_is_a_usage_error(cli: Run, count: str) -> None:
+    result = cli("--base-url", "http://127.0.0.1:9", "--max-retries", count, "shield", "get", "1")
+    assert result.code == 2
+    assert "--max-retries" in result.err
+    assert "Traceback" not in result.err
+
+
 def test_no_command_shows_help(cli: Run) -> None:
     result = cli()
     assert result.code in (0, 2)

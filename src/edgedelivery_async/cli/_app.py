@@ -20,6 +20,8 @@ from ._dump import dump_command
 from ._options import Settings
 from ._output import INTERRUPTED, forget_said, said, say
 
+MOST_RETRIES = 100  # --max-retries at most
+
 HELP = """The Edge Delivery Management API from the command line.
 
 Results are JSON on stdout; errors go to stderr, after `error:`. Global options go
@@ -90,7 +92,8 @@ def global_options(
             "--max-retries",
             metavar="N",
             min=0,
-            help="Retries after a retryable failure (default 2).",
+            max=MOST_RETRIES,  # (10**21 retries against a closed port never ended)
+            help=f"Retries after a retryable failure (default 2, at most {MOST_RETRIES}).",
             show_default=False,
         ),
     ] = None,
