@@ -137,6 +137,7 @@ class Engine:
         """The retry loop: paced attempts, same-origin redirects, retry waits and budget."""
         method, hooks, rate = request.method, options.hooks, self.rate
         retries = redirects = refusals = 0  # refusals: retries of 429s, counted apart
+        rate.calls += 1  # (its share of the retry budget)
         while True:
             turn = rate.admit()
             if turn is not None:

@@ -186,8 +186,9 @@ class RateController:
     """The pace of one client's requests; shared by `with_options` copies.
 
     Read `rate` (requests per second it paces at, None while unpaced), `limit` (its
-    estimate of the key's limit), `rate_limited` (429 replies seen) and `responses`
-    (replies seen) at any time, for progress displays and metrics.
+    estimate of the key's limit), `rate_limited` (429 replies seen), `responses`
+    (replies seen) and `calls` (calls started) at any time, for progress displays and
+    metrics.
     """
 
     def __init__(self, policy: RateControl) -> None:
@@ -196,6 +197,9 @@ class RateController:
         self.limit: float | None = None
         self.rate_limited = 0
         self.responses = 0
+        # Calls started, counted by the engine (`+= 1`: no call on the path every
+        # request takes); each first attempt deposits its share of the retry budget.
+        self.calls = 0
         self._stated: float | None = None  # the limit the server's headers state
         self._next_slot = float("-inf")  # when the next paced request may go
         self._waiters: deque[asyncio.Future[None]] = deque()  # paced requests, in order
@@ -236,9 +240,7 @@ class RateController:
         # shares of a thousand requests that have not been sent.
         self._balance = budget.per_second * 10.0 if budget else 0.0
         self._balance_at = time.monotonic()
-        self._attempts = 0  # requests admitted (`admit`), first attempts and retries
-        self._retries = 0  # ... retries granted (`allow_retry`)
-        self._deposited = 0  # ... first attempts whose share the balance holds
+        self._deposited = 0  # calls whose share the budget's balance holds
 
     def admit(self) -> Awaitable[None] | None:
         """Admit one request: None to send it now, else an awaitable that ends at its turn.
@@ -246,7 +248,6 @@ class RateController:
         Paced requests wait in order; one timer releases them `1 / rate` apart, at the
         rate in force when each is released (so a rate that rises takes effect at once).
         """
-        self._attempts += 1
         if self.rate is None and self._in_flight and not self._waiters and not self._opening:
             # Unpaced, the spell under way, a place in the window if slow start holds:
             # most requests of a run on a key that never refused, kept to a few steps.
@@ -524,20 +525,19 @@ class RateController:
     def allow_retry(self) -> bool:
         """Withdraw one retry from the budget; False when it is spent.
 
-        First attempts deposit their share here, counted as the requests admitted less
-        the retries granted, rather than one call each on the path every request takes.
+        First attempts deposit their share here, from `calls`, rather than by a call
+        each on the path every request takes (a redirect's next hop deposits nothing).
         """
         budget = self._budget
         if budget is None:
             return True
-        firsts = self._attempts - self._retries
-        self._balance += budget.share * (firsts - self._deposited)
-        self._deposited = firsts
+        calls = self.calls
+        self._balance += budget.share * (calls - self._deposited)
+        self._deposited = calls
         self._refill()
         if self._balance < 1.0:
             return False
         self._balance -= 1.0
-        self._retries += 1
         return True
 
     # ------------------------------------------------------------------ internals

@@ -14,6 +14,7 @@ import itertools
 import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import httpx
 import pytest
@@ -223,6 +224,69 @@ async def test_only_first_attempts_fill_the_budget() -> None:
                 served.append(False)
     # Had a retry deposited too, the third call would find a whole retry, and so on.
     assert served == [False, True] * 4
+
+
+def _budget_client(handler: Any, share: float, delay: float = 0.001) -> EdgeDeliveryClient:
+    """A client whose retry budget is `share` a call, with no reserve and no refill."""
+    return EdgeDeliveryClient(
+        base_url="https://api.test",
+        http_client=httpx.AsyncClient(transport=httpx.MockTransport(handler)),
+        retry=RetryPolicy(initial_delay=delay, max_delay=delay, jitter=0),
+        rate_control=RateControl(
+            adaptive=False, retry_budget=RetryBudget(share=share, per_second=0)
+        ),
+    )
+
+
+async def test_calls_failing_together_get_their_shares() -> None:
+    """Three calls refused at once with a share of 0.7 each hold 2.1 retries: two are
+    served. (Counting first attempts as those admitted less the retries granted served
+    one: a retry waiting to be sent took back a share.)"""
+    tried: set[str] = set()
+    gate = asyncio.Event()
+
+    async def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path in tried:
+            return httpx.Response(200, json={"data": {"shieldZoneId": 1}})
+        tried.add(request.url.path)
+        if len(tried) == 3:
+            gate.set()
+        await gate.wait()
+        return _status(503)
+
+    async def served(client: EdgeDeliveryClient, pull_zone: int) -> bool:
+        try:
+            await client.shield.get_zone_by_pull_zone(pull_zone)
+        except APIStatusError:
+            return False
+        return True
+
+    async with _budget_client(handler, 0.7) as client:
+        outcome = await asyncio.gather(*(served(client, n) for n in (1, 2, 3)))
+    assert sorted(outcome) == [False, True, True]
+
+
+async def test_a_cancelled_retry_and_a_redirect_take_no_share() -> None:
+    """A retry granted and never sent (its caller gave up during the wait) leaves the
+    later calls their shares; a redirect's next hop is the same call, no new share."""
+    tried: set[str] = set()
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/shield/shield-zone/get-by-pullzone/9":
+            return httpx.Response(302, headers={"location": "https://api.test/moved"})
+        if request.url.path in tried:
+            return httpx.Response(200, json={"data": {"shieldZoneId": 1}})
+        tried.add(request.url.path)
+        return _status(503)
+
+    async with _budget_client(handler, 1.0, delay=0.2) as client:
+        with pytest.raises(TimeoutError):
+            await asyncio.wait_for(client.shield.get_zone_by_pull_zone(1), 0.05)
+        for pull_zone in (2, 3, 4):  # one whole retry each
+            await client.shield.get_zone_by_pull_zone(pull_zone)
+    async with _budget_client(handler, 0.5) as client:  # half a retry: not enough
+        with pytest.raises(APIStatusError):
+            await client.shield.get_zone_by_pull_zone(9)  # 302, then 503 at /moved
 
 
 async def test_a_fresh_budget_holds_the_reserve_of_ten_seconds_not_more() -> None:
