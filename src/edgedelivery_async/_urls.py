@@ -16,13 +16,14 @@ def yarl_url(url: str, origins: dict[str, URL]) -> URL:
     """`URL(url, encoded=True)`: when `url` has no query or fragment, its path set on
     its origin, parsed once and kept in `origins` (the same scheme, netloc and path)."""
     start = url.find("/", url.find("://") + 3)  # the path's first slash
-    if start < 0 or "?" in url or "#" in url:
-        return URL(url, encoded=True)
+    if start < 0 or "?" in url or "#" in url or not url.isprintable():
+        return URL(url, encoded=True)  # (yarl drops tabs and line breaks; the SDK sends none)
     origin = origins.get(url[:start])
     if origin is None:
-        if "://" not in url:  # (not an absolute URL: no origin to keep)
-            return URL(url, encoded=True)
         prefix = url[:start]
+        scheme_end = prefix.find("://")
+        if scheme_end <= 0 or "/" in prefix[:scheme_end]:  # not scheme://authority
+            return URL(url, encoded=True)
         origin = URL(prefix, encoded=True)
         if len(origins) >= _MOST_ORIGINS:
             origins.clear()

@@ -39,6 +39,12 @@ def test_add_pull_zone_refuses_what_is_not_a_pull_zone(arguments: dict[str, obje
     assert fake.state.pull_zones == {}
 
 
+def test_add_pull_zone_reads_hostnames_from_any_iterable_once() -> None:
+    fake = FakeEdgeDelivery("k")
+    zone = fake.add_pull_zone(hostnames=(f"h{n}.example.test" for n in range(2)))
+    assert fake.hostnames(zone) == {"h0.example.test": False, "h1.example.test": False}
+
+
 def test_add_helpers_pick_free_ids_and_refuse_duplicates() -> None:
     fake = FakeEdgeDelivery("k")
     assert fake.add_pull_zone(hostnames=[]) == 1

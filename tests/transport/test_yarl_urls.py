@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from yarl import URL
@@ -58,3 +59,18 @@ def test_an_origin_is_parsed_once() -> None:
     second = yarl_url("https://api.example.com/pullzone/2", origins)
     assert list(origins) == ["https://api.example.com"]
     assert (first.raw_path, second.raw_path) == ("/pullzone/1", "/pullzone/2")
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://api.example.com/a\tb",  # yarl drops tabs and line breaks
+        "https://api.example.com/a\r\nb",
+        "/rel/http://b/c",  # no origin: "://" in the path
+        "rel:x/http://b/c",
+    ],
+)
+def test_what_is_not_an_origin_and_a_path_is_parsed_whole(url: str) -> None:
+    origins: dict[str, URL] = {}
+    _same(url, origins)
+    _same(url, origins)

@@ -143,10 +143,11 @@ class State:
             raise ValueError(f"a pull zone id is an integer, not {zone_id!r}")
         if zone_id in self.pull_zones:
             raise ValueError(f"pull zone {zone_id} exists")
-        if hostnames is not None and (
-            isinstance(hostnames, str | bytes) or not all(isinstance(n, str) for n in hostnames)
-        ):  # ("abc" made three one-letter hostnames)
-            raise ValueError(f"hostnames is a list of host names, not {hostnames!r}")
+        if hostnames is not None:  # ("abc" made three one-letter hostnames)
+            given = hostnames
+            hostnames = [] if isinstance(given, str | bytes) else list(given)  # (once)
+            if isinstance(given, str | bytes) or not all(isinstance(n, str) for n in hostnames):
+                raise ValueError(f"hostnames is a list of host names, not {given!r}")
         names = hostnames if hostnames is not None else [f"pz{zone_id}.example.test"]
         self.pull_zones[zone_id] = PullZone(zone_id, {name: False for name in names})
         return zone_id
