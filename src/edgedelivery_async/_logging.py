@@ -47,14 +47,15 @@ class SdkLog:
             _report(error)
 
 
-_reported: list[str] = []
+_reported = False
 
 
 def _report(error: Exception) -> None:
     """A handler or filter raised: say so on stderr, once a process."""
+    global _reported
     if _reported:
         return
-    _reported.append(type(error).__name__)
+    _reported = True
     try:
         print(
             f"edgedelivery_async: a logging handler or filter raised {type(error).__name__};"

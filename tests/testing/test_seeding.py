@@ -27,6 +27,7 @@ def test_seed_pull_zones_is_deterministic() -> None:
         {"hostnames": "abc"},  # made three one-letter hostnames
         {"hostnames": b"abc"},
         {"hostnames": ["a.example.test", 7]},
+        {"hostnames": 5},  # (was list()'s raw TypeError)
         {"id": "5"},
         {"id": True},
         {"id": 2.5},

@@ -174,6 +174,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def build_fake(args: argparse.Namespace) -> FakeEdgeDelivery:
     """The fake `serve` runs for its parsed options: seeded, with its faults set."""
+    limit = rate_limit_of(args)  # (its usage errors before any seeding)
     fake = FakeEdgeDelivery(args.access_key, seed=args.seed)
     if args.seed_file is not None:
         source = "stdin" if args.seed_file == "-" else args.seed_file
@@ -192,7 +193,7 @@ def build_fake(args: argparse.Namespace) -> FakeEdgeDelivery:
         rate_503=args.rate_503,
         drop_rate=args.drop_rate,
     )
-    fake.set_rate_limit(rate_limit_of(args))
+    fake.set_rate_limit(limit)
     return fake
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -145,9 +146,11 @@ class State:
             raise ValueError(f"pull zone {zone_id} exists")
         if hostnames is not None:  # ("abc" made three one-letter hostnames)
             given = hostnames
-            hostnames = [] if isinstance(given, str | bytes) else list(given)  # (once)
-            if isinstance(given, str | bytes) or not all(isinstance(n, str) for n in hostnames):
+            if isinstance(given, str | bytes) or not isinstance(given, Iterable):
                 raise ValueError(f"hostnames is a list of host names, not {given!r}")
+            hostnames = list(given)  # (read once: a generator is spent by the check)
+            if not all(isinstance(name, str) for name in hostnames):
+                raise ValueError(f"hostnames is a list of host names, not {hostnames!r}")
         names = hostnames if hostnames is not None else [f"pz{zone_id}.example.test"]
         self.pull_zones[zone_id] = PullZone(zone_id, {name: False for name in names})
         return zone_id
