@@ -9,7 +9,8 @@ transport. The promises:
   ends with `ResponseTooLargeError`, as soon as it goes past.
 - No partial file: the body goes to a temporary file beside the destination
   (`.<name>.<random>.part`, the name cut to 240 bytes), renamed over the destination
-  only once complete. On any
+  only once complete. A destination that is a symbolic link is written through: the
+  file it names gets the body, and the link stays. On any
   failure (a status error, a broken connection, the cap, cancellation, a failed write)
   the temporary file is removed and the destination is left as it was.
 - Retries, rate control, timeouts and redirects as for any call; a retried attempt
@@ -74,7 +75,8 @@ async def download(runtime: ClientRuntime, call: Call[Any], destination: Any) ->
         message = f"to_file is for operations whose reply is binary or text; this one {what}"
         raise InvalidRequestError(call.operation_id or "request", [Problem("", message)])
     target = _target(call.operation_id, destination)
-    part = target.with_name(f".{_shortened(target.name)}.{secrets.token_hex(4)}.part")
+    written = _written(target)
+    part = written.with_name(f".{_shortened(written.name)}.{secrets.token_hex(4)}.part")
     try:  # created as the destination would be: the umask applies, no other writer shares it
         descriptor = os.open(part, _CREATE, 0o666)
     except OSError as exc:
@@ -89,7 +91,7 @@ async def download(runtime: ClientRuntime, call: Call[Any], destination: Any) ->
             raise DownloadError(str(target), str(exc)) from None
         try:
             file.close()
-            os.replace(part, target)
+            os.replace(part, written)
         except OSError as exc:
             raise DownloadError(str(target), _reason(exc)) from None
         renamed = True
@@ -123,6 +125,17 @@ def _target(operation_id: str, destination: Any) -> Path:
     if not target.parent.is_dir():
         raise DownloadError(str(target), f"no such folder: {str(target.parent)!r}")
     return target
+
+
+def _written(target: Path) -> Path:
+    """The file the body goes to: `target`, or the file a link at `target` names (as
+    `open(target, "wb")` would write it), so that renaming over it keeps the link."""
+    if not target.is_symlink():
+        return target
+    written = Path(os.path.realpath(target))  # (a link to a folder: `_target` refused it)
+    if not written.parent.is_dir():
+        raise DownloadError(str(target), f"it links into no such folder: {str(written.parent)!r}")
+    return written
 
 
 # The longest name the temporary file takes from the destination's: with the dot, the

@@ -345,3 +345,29 @@ def test_max_download_bytes_shows_in_the_repr_and_is_kept_by_copies() -> None:
     assert "max_download_bytes=2147483648" in repr(client)
     assert "max_download_bytes=2147483648" in repr(client.with_options(max_retries=1))
     assert "max_download_bytes" not in repr(EdgeDeliveryClient("k3y", "https://x.invalid"))
+
+
+async def test_a_link_is_written_through_and_stays_a_link(
+    server: LoopbackServer, tmp_path: Path
+) -> None:
+    """A destination that is a symbolic link: the file it names gets the body, as
+    `open(path, "wb")` would write it; the link is not replaced by a plain file. A
+    dangling link into a missing folder is refused before sending."""
+    (tmp_path / "exports").mkdir()
+    real = tmp_path / "exports" / "2026.bin"
+    real.write_bytes(b"old")
+    link = tmp_path / "latest.bin"
+    link.symlink_to(Path("exports") / "2026.bin")
+    dangling = tmp_path / "dangling.bin"
+    dangling.symlink_to(tmp_path / "gone" / "x.bin")
+    server.replies.append(streamed(b"new body"))
+    async with open_client("aiohttp", KEY, server.base_url) as client:
+        reply = await client.registries.get.to_file(link, 31)
+        with pytest.raises(DownloadError, match="links into no such folder"):
+            await client.registries.get.to_file(dangling, 31)
+    assert reply.parsed == link
+    assert link.is_symlink()
+    assert real.read_bytes() == b"new body"
+    assert files(tmp_path) == ["dangling.bin", "exports", "latest.bin"]
+    assert files(tmp_path / "exports") == ["2026.bin"]
+    assert len(server.requests) == 1
