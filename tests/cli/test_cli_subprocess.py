@@ -153,6 +153,29 @@ def test_closed_stdout_stops_the_dump_quietly(served: Served) -> None:
     assert "Exception ignored" not in stderr
 
 
+def test_a_reader_gone_between_writes_stops_the_dump(slow: Served) -> None:
+    """Stdout block-buffered (no PYTHONUNBUFFERED, as for most users) and a slow server:
+    the reader's going away is first seen by the background flush, not by a write. The
+    dump used to go on reading every id, drop the lines, and report "done", exit 0."""
+    env = subprocess_env()
+    del env["PYTHONUNBUFFERED"]
+    process = subprocess.Popen(
+        [console_script(), "--base-url", slow.url, "shield", "dump", "-p", "1-60", "-c", "1", "-q"],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert process.stdout is not None
+    assert process.stderr is not None
+    first = process.stdout.readline()
+    process.stdout.close()  # like `| head -1`
+    stderr = process.stderr.read()
+    assert process.wait(timeout=60) == 1, stderr
+    assert json.loads(first)["ok"] is True
+    assert "stopped, the output was closed" in stderr
+    assert "done:" not in stderr
+    assert "Traceback" not in stderr
+    assert len(slow.fake.requests) < 60  # it stopped reading
+
+
 def test_demo_as_a_subprocess(tmp_path: Path) -> None:
     done = subprocess.run(
         [console_script(), "demo", "--pull-zones", "1000", "--latency", "0"],

@@ -6,6 +6,7 @@ message, which never contains the access key.
 
 from __future__ import annotations
 
+import errno
 import json
 import math
 import os
@@ -220,7 +221,8 @@ class LineWriter:
     `flush_interval` seconds and on close, so an interrupted run leaves only
     complete lines. `stream=None` discards the lines (the demo without `-o`). A write
     that fails (a full disk, an I/O error) stops the writing: `error` holds it, and
-    every later `write` raises it.
+    every later `write` raises it. A reader that went away (`| head`), seen by a write
+    or by a flush, makes every later `write` raise `BrokenPipeError`.
     """
 
     def __init__(self, stream: IO[str] | None, *, owned: bool, flush_interval: float = 0.2) -> None:
@@ -256,7 +258,9 @@ class LineWriter:
         line = json_text(record, self.stream, separators=(",", ":"))
         if self.error is not None:
             raise self.error
-        if self.stream is not None and not self.broken:
+        if self.broken and self.stream is not None:  # (a flush found the reader gone)
+            raise BrokenPipeError(errno.EPIPE, "the reader of the output went away")
+        if self.stream is not None:
             try:
                 self.stream.write(line + "\n")
                 now = time.monotonic()
