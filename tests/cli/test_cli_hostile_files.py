@@ -260,3 +260,91 @@ def test_a_piped_line_too_long_stops_at_that_line(served: Served) -> None:
     assert "error: stdin, line 2: longer than 1,048,576 bytes" in done.stderr
     assert "Traceback" not in done.stderr
     assert [json.loads(line)["pullZoneId"] for line in done.stdout.splitlines()] == [1]
+
+
+def test_a_file_line_too_long_stops_at_that_line(cli: Run, served: Served, tmp_path: Path) -> None:
+    """A regular file's lines have the pipe's limit too; before, a file (or `/dev/zero`,
+    one endless line) was read a whole line at a time, without bound."""
+    served.fake.seed_pull_zones(2)
+    ids = tmp_path / "ids.txt"
+    ids.write_text("1\n#" + "x" * 2_000_000 + "\n2\n")
+    out = tmp_path / "out.jsonl"
+    result = cli("--base-url", served.url, "shield", "dump", "--ids-file", str(ids), "-o", str(out))
+    assert result.code == 2, result.err
+    assert f"error: {ids}, line 2: longer than 1,048,576 bytes" in result.err
+    assert [json.loads(line)["pullZoneId"] for line in out.read_text().splitlines()] == [1]
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")
+def test_dev_zero_as_the_ids_file_is_one_line_too_long(served: Served, tmp_path: Path) -> None:
+    done = run_script(
+        "--base-url", served.url, "shield", "dump", "-q", "--ids-file", "/dev/zero",
+        "-o", str(tmp_path / "out.jsonl"),
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert "error: /dev/zero, line 1: longer than 1,048,576 bytes" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/mem"), reason="needs Linux's /proc")
+def test_a_read_that_fails_is_the_ids_files_error(served: Served, tmp_path: Path) -> None:
+    """Reading /proc/self/mem from its start fails (EIO): that is the ids file's error,
+    exit 2, with the summary; it was reported as "cannot write stdout", exit 1."""
+    served.fake.seed_pull_zones(3)
+    done = run_script(
+        "--base-url", served.url, "shield", "dump", "-p", "1-3", "--ids-file", "/proc/self/mem",
+        "-o", str(tmp_path / "out.jsonl"),
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert "error: cannot read /proc/self/mem: Input/output error" in done.stderr
+    assert "stdout" not in done.stderr
+    assert done.stderr.strip().splitlines()[-1].startswith("stopped at bad input: 3 pull zones")
+
+
+def test_stdin_with_a_strict_decoder_stops_at_the_bad_line(served: Served, tmp_path: Path) -> None:
+    """Stdin from a file, with a strict UTF-8 decoder (PYTHONIOENCODING=utf-8, as most
+    locales give): the ids before the bad byte are read and the line is named. Before,
+    the decode error read as "line 1: longer than 1,048,576 bytes" and no id was read."""
+    served.fake.seed_pull_zones(4)
+    ids = tmp_path / "ids.txt"
+    ids.write_bytes(b"1\n2\n3\n4\xff\n")
+    with ids.open("rb") as stdin:
+        done = subprocess.run(
+            [console_script(), "--base-url", served.url, "shield", "dump", "-q", "--ids-file", "-"],
+            env=subprocess_env(PYTHONIOENCODING="utf-8"), stdin=stdin, capture_output=True,
+            text=True, timeout=60, check=False,
+        )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert "error: stdin, line 4:" in done.stderr
+    assert "longer than" not in done.stderr
+    assert sorted(json.loads(line)["pullZoneId"] for line in done.stdout.splitlines()) == [1, 2, 3]
+
+
+def test_stdin_that_reads_the_output_file_is_refused(served: Served, tmp_path: Path) -> None:
+    """`--ids-file - -o ids.txt < ids.txt` would truncate the ids before reading them, as
+    `--ids-file ids.txt -o ids.txt` would (which was refused already)."""
+    ids = tmp_path / "ids.txt"
+    ids.write_text("1\n2\n")
+    for output in ("-o", "--resume"):
+        with ids.open("rb") as stdin:
+            done = subprocess.run(
+                [console_script(), "--base-url", served.url, "shield", "dump", "--ids-file", "-",
+                 output, str(ids)],
+                env=subprocess_env(), stdin=stdin, capture_output=True, text=True, timeout=60,
+                check=False,
+            )  # fmt: skip
+        assert done.returncode == 2, done.stderr
+        assert "is also stdin, the --ids-file" in plain(done.stderr)
+        assert ids.read_text() == "1\n2\n"
+    assert served.fake.requests == []
+
+
+def test_a_byte_order_mark_before_the_first_id_is_skipped(
+    cli: Run, served: Served, tmp_path: Path
+) -> None:
+    served.fake.seed_pull_zones(2)
+    ids = tmp_path / "ids.txt"
+    ids.write_text("\ufeff1\n2\n", encoding="utf-8")
+    result = cli("--base-url", served.url, "shield", "dump", "-q", "--ids-file", str(ids))
+    assert result.code == 0, result.err
+    assert requested(served) == [1, 2]

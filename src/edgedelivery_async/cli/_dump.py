@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import sys
 from collections.abc import AsyncIterator, Callable, Coroutine
 from typing import IO, TYPE_CHECKING, Annotated, Any, TypeVar
@@ -187,14 +188,15 @@ def report_output_error(writer: LineWriter, output: str | None, stats: RunStats)
         say(f"error: {stats.output_error}")
 
 
-def _open_ids(path: str) -> tuple[IO[str], str]:
-    """The ids file's text, undecodable bytes replaced (the line holding them is refused)."""
+def _open_ids(path: str) -> tuple[IO[str] | IO[bytes], str]:
+    """The ids file, in bytes where it can be (`IdsFile` decodes them, so that bytes
+    that are not UTF-8 make only their own line malformed, whatever the locale)."""
     if path == "-":
         if sys.stdin is None:
             raise typer.BadParameter("stdin is closed", param_hint="--ids-file")
-        return sys.stdin, "stdin"
+        return getattr(sys.stdin, "buffer", sys.stdin), "stdin"
     try:
-        return open(path, encoding="utf-8", errors="replace"), path
+        return open(path, "rb"), path  # (closed by the dump's ExitStack)
     except OSError as exc:
         raise typer.BadParameter(f"cannot read {path!r}: {exc}", param_hint="--ids-file") from None
 
@@ -205,6 +207,17 @@ def _same_file(first: str, second: str) -> bool:
         return os.path.samefile(first, second)
     except OSError:  # one of them does not exist (yet): compare where they point
         return os.path.realpath(first) == os.path.realpath(second)
+
+
+def _stdin_is(path: str) -> bool:
+    """Whether stdin reads the file at `path` (`< ids.txt`, with `-o ids.txt`)."""
+    try:
+        ours = os.fstat(sys.stdin.fileno())
+        theirs = os.stat(path)
+    except (AttributeError, OSError, ValueError):  # no stdin, no descriptor, no such file
+        return False
+    same = (ours.st_dev, ours.st_ino) == (theirs.st_dev, theirs.st_ino)
+    return same and stat.S_ISREG(theirs.st_mode)  # (not /dev/null for both, say)
 
 
 def _check_files(ids_file: str | None, output: str, resume: str | None) -> None:
@@ -219,6 +232,12 @@ def _check_files(ids_file: str | None, output: str, resume: str | None) -> None:
                 f"{resume!r} is not a regular file (it is read, then appended to)",
                 param_hint="--resume",
             )
+    if ids_file == "-" and output != "-" and _stdin_is(output):
+        hint = "--resume" if resume is not None else "-o"
+        raise typer.BadParameter(
+            f"{output!r} is also stdin, the --ids-file: writing it would lose the ids",
+            param_hint=hint,
+        )
     if ids_file not in (None, "-") and output != "-" and _same_file(ids_file, output):
         hint = "--resume" if resume is not None else "-o"
         raise typer.BadParameter(
@@ -350,7 +369,7 @@ def dump_command(
         with contextlib.ExitStack() as files:
             if ids_file is not None:
                 stream, name = _open_ids(ids_file)
-                if stream is not sys.stdin:
+                if stream not in (sys.stdin, getattr(sys.stdin, "buffer", None)):
                     files.callback(stream.close)
                 source = IdsFile(stream, name)
             writer = out = LineWriter.open(output, append=resume is not None, new_line=cut_line)

@@ -178,11 +178,13 @@ def read_done(path: str) -> tuple[frozenset[int], bool]:
 class IdsFile:
     """The ids of a file (or stdin), one id or range spec per line, read as needed.
 
-    Iteration stops at the first malformed line and leaves its description in `error`,
-    so a dump can finish what it started and then report the bad line.
+    Iteration stops at the first malformed line, a line longer than `_LINE_LIMIT`
+    bytes, or a failed read, and leaves its description in `error`, so a dump can
+    finish what it started and then report it. The stream is best binary: bytes that
+    are not UTF-8 then make only their own line malformed.
     """
 
-    def __init__(self, stream: IO[str], name: str) -> None:
+    def __init__(self, stream: IO[str] | IO[bytes], name: str) -> None:
         self.stream = stream
         self.name = name
         self.error: str | None = None
@@ -196,11 +198,19 @@ class IdsFile:
                     line = await anext(lines)
                 except StopAsyncIteration:
                     return
-                except ValueError:  # a pipe's line past the reader's limit
+                except UnicodeDecodeError:  # a text stream's own strict decoder
+                    self.error = f"{self.name}, line {number + 1}: not UTF-8 text"
+                    return
+                except ValueError:  # a line past the limit
                     too_long = f"longer than {_LINE_LIMIT:,} bytes"
                     self.error = f"{self.name}, line {number + 1}: {too_long}"
                     return
+                except OSError as exc:  # a read that failed (an I/O error)
+                    self.error = f"cannot read {self.name}: {exc.strerror or exc}"
+                    return
                 number += 1
+                if number == 1:
+                    line = line.removeprefix("\ufeff")  # a byte-order mark
                 text = line.split("#", 1)[0].strip()
                 if not text:
                     continue
@@ -213,17 +223,21 @@ class IdsFile:
                     yield pull_zone_id
 
 
-async def _lines(stream: IO[str]) -> AsyncGenerator[str, None]:
-    """Lines of a text stream; pipes, FIFOs and terminals are read without blocking the loop.
+async def _lines(stream: IO[str] | IO[bytes]) -> AsyncGenerator[str, None]:
+    """Lines of a stream, as text; pipes, FIFOs and terminals are read without blocking
+    the loop. A line longer than `_LINE_LIMIT` bytes raises ValueError.
 
-    A regular file is read directly (its reads do not wait on anyone). A pipe or a
+    A regular file or a device is read directly (its reads do not wait on anyone), a
+    line at a time up to the limit (`/dev/zero` is one endless line). A pipe or a
     terminal is read through the event loop, so that requests in flight go on and
     Ctrl-C works while a slow producer has nothing to say.
     """
     fd = _watchable_fd(stream)
     if fd is None:
-        for line in stream:
-            yield line
+        while line := stream.readline(_LINE_LIMIT + 1):
+            if len(line) > _LINE_LIMIT and line[-1:] not in ("\n", b"\n"):
+                raise ValueError("line too long")
+            yield line if isinstance(line, str) else line.decode("utf-8", errors="replace")
         return
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=_LINE_LIMIT)
@@ -242,7 +256,7 @@ async def _lines(stream: IO[str]) -> AsyncGenerator[str, None]:
 _LINE_LIMIT = 1 << 20  # bytes a line of a piped ids file may hold
 
 
-def _watchable_fd(stream: IO[str]) -> int | None:
+def _watchable_fd(stream: IO[str] | IO[bytes]) -> int | None:
     """The descriptor of a pipe, socket or terminal (what the event loop can watch), else None."""
     try:
         fd = stream.fileno()
