@@ -77,8 +77,17 @@ def test_repeats_of_an_id_already_read_count_as_repeats(
         ("\uff11,\uff12", "is neither an id nor a range"),  # full-width digits
         ("9" * 5000, "is beyond the 64-bit id range"),
         ("1-" + "9" * 20, "is beyond the 64-bit id range"),
+        ("0" * 5000, "0 is not an id"),  # int() refuses 5,000 digits, zeros too
+        ("2-" + "0" * 5000 + "1", "ends before it starts"),
     ],
-    ids=["arabic-indic-digits", "full-width-digits", "5000-digits", "20-digits"],
+    ids=[
+        "arabic-indic-digits",
+        "full-width-digits",
+        "5000-digits",
+        "20-digits",
+        "5000-zeros",
+        "5000-zeros-in-a-range",
+    ],
 )
 def test_ids_are_ascii_digits_within_64_bits(
     cli: Run, served: Served, spec: str, message: str
@@ -348,3 +357,26 @@ def test_a_byte_order_mark_before_the_first_id_is_skipped(
     result = cli("--base-url", served.url, "shield", "dump", "-q", "--ids-file", str(ids))
     assert result.code == 0, result.err
     assert requested(served) == [1, 2]
+
+
+def test_an_id_with_thousands_of_leading_zeros_is_that_id(
+    cli: Run, served: Served, tmp_path: Path
+) -> None:
+    """A range spec, an ids-file line and an operation's id argument, each of 5,000
+    leading zeros and then the id: int() alone raised past 4,300 digits (a traceback
+    for `shield get`, Python's own message for `-p`)."""
+    served.fake.seed_pull_zones(3)
+    zeros = "0" * 5000
+    ids = tmp_path / "ids.txt"
+    ids.write_text(f"{zeros}2\n")
+    dump = cli("--base-url", served.url, "shield", "dump", "-q", "-p", f"{zeros}1",
+               "--ids-file", str(ids))  # fmt: skip
+    assert dump.code == 0, dump.err
+    assert requested(served) == [1, 2]
+    get = cli("--base-url", served.url, "shield", "get", f"{zeros}3")
+    assert get.code == 0, get.err
+    assert get.json()["pullZoneId"] == 3
+    beyond = cli("--base-url", served.url, "shield", "get", f"{zeros}1{'0' * 19}")
+    assert beyond.code == 2
+    assert "is beyond the 64-bit id range" in plain(beyond.err)
+    assert len(beyond.err) < 2000

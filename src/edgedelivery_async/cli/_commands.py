@@ -57,9 +57,10 @@ class PositiveId(click.ParamType):
             # ASCII digits only, not Arabic-Indic or fullwidth ones
             if not re.fullmatch(r"[+-]?[0-9]+", text):
                 self.fail(f"{value!r} is not an id: ids are positive integers", param, ctx)
-            if len(text.lstrip("+-").lstrip("0")) > 19:  # (int() refuses past 4,300 digits)
+            digits = text.lstrip("+-").lstrip("0") or "0"  # (int() refuses past 4,300
+            if len(digits) > 19:  # digits, leading zeros too)
                 self.fail(f"{text[:40]}... is beyond the 64-bit id range", param, ctx)
-            number = int(text)
+            number = -int(digits) if text.startswith("-") else int(digits)
         if number < 1:
             self.fail(f"{number} is not an id: ids are positive integers (1 or more)", param, ctx)
         if number > MAX_ID:

@@ -60,14 +60,15 @@ def parse_ranges(spec: str) -> IdRanges:
             raise ValueError(f"{_shown(item)} is neither an id nor a range like 1-5000")
         if any(len(digits.lstrip("0")) > _MAX_DIGITS for digits in match.groups() if digits):
             raise ValueError(f"{_shown(item)} is beyond the 64-bit id range")
-        first = int(match.group(1))
-        last = int(match.group(2)) if match.group(2) is not None else first
+        first = _number(match.group(1))
+        last = _number(match.group(2)) if match.group(2) is not None else first
         if first < 1:
-            raise ValueError(f"{item!r}: 0 is not an id; ids are positive integers (1 or more)")
+            message = "0 is not an id; ids are positive integers (1 or more)"
+            raise ValueError(f"{_shown(item)}: {message}")
         if last < first:
-            raise ValueError(f"range {item!r} ends before it starts")
+            raise ValueError(f"range {_shown(item)} ends before it starts")
         if last > _MAX_ID:
-            raise ValueError(f"{item!r} is beyond the 64-bit id range")
+            raise ValueError(f"{_shown(item)} is beyond the 64-bit id range")
         ranges.append((first, last))
     merged: list[tuple[int, int]] = []
     for first, last in sorted(ranges):
@@ -79,6 +80,12 @@ def parse_ranges(spec: str) -> IdRanges:
         last - first + 1 for first, last in merged
     )
     return IdRanges(tuple(merged) if overlapping else tuple(ranges))
+
+
+def _number(digits: str) -> int:
+    """ASCII digits as an int, leading zeros dropped first (int() refuses a string of
+    over 4,300 digits, zeros too)."""
+    return int(digits.lstrip("0") or "0")
 
 
 def _shown(item: str) -> str:
