@@ -219,6 +219,19 @@ def test_demo_refuses_a_pace_the_fake_cannot_serve(cli: Run, option: str, value:
     assert "Traceback" not in result.err
 
 
+@pytest.mark.parametrize("count", ["1000001", str(2**63 - 1), str(2**64)])
+def test_demo_seeds_at_most_a_million_pull_zones(cli: Run, count: str) -> None:
+    """Unbounded, 2**63 - 1 raised OverflowError and 10**8 ran out of memory seeding."""
+    from edgedelivery_async.cli._demo import MOST_PULL_ZONES
+    from edgedelivery_async.testing.__main__ import MOST_PULL_ZONES as SERVE_MOST
+
+    assert MOST_PULL_ZONES == SERVE_MOST == 1_000_000
+    result = cli("demo", "--pull-zones", count, "--quiet")
+    assert result.code == 2
+    assert "Invalid value for '--pull-zones'" in plain(result.err)
+    assert "Traceback" not in result.err
+
+
 def test_demo_fails_when_retries_cannot_absorb_the_faults(cli: Run) -> None:
     result = cli("--max-retries", "0", "demo", "--pull-zones", "300", "--latency", "0")
     assert result.code == 1

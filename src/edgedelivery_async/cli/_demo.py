@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # imported when the demo runs: `--help` loads none of the SDK
 MISSING_EVERY = 250  # every 250th pull zone is seeded without a shield zone
 RATE_503 = 0.02
 RATE_LIMIT = 500.0  # requests per second per key, in bursts of up to a tenth of that
+MOST_PULL_ZONES = 1_000_000  # --pull-zones at most, as for `serve` (each is held in memory)
 DEMO_MAX_RETRIES = 5  # with 2% injected faults, 6 failures in a row never happen in practice
 
 
@@ -70,7 +71,14 @@ def demo_command(
     ctx: typer.Context,
     pull_zones: Annotated[
         int,
-        typer.Option("--pull-zones", "-p", metavar="N", min=1, help="How many pull zones to seed."),
+        typer.Option(
+            "--pull-zones",
+            "-p",
+            metavar="N",
+            min=1,
+            max=MOST_PULL_ZONES,
+            help="How many pull zones to seed.",
+        ),
     ] = 3000,
     concurrency: Annotated[
         int,
