@@ -135,6 +135,50 @@ def test_ctrl_c_stops_cleanly_and_keeps_complete_lines(slow: Served, tmp_path: P
     assert stdout == ""
 
 
+@pytest.mark.parametrize("gap", [0.0, 0.001, 0.01, 0.05, 0.3])
+def test_a_second_ctrl_c_ends_at_once_and_keeps_the_lines(
+    slow: Served, tmp_path: Path, gap: float
+) -> None:
+    """Ctrl-C twice, `gap` seconds apart: asyncio's second KeyboardInterrupt landed in
+    the loop's clean-up, which printed tracebacks ("Exception ignored", "Event loop
+    stopped before Future completed") or, now and then, hung. Now the second press
+    ends the process: exit 130, the summary, complete lines only."""
+    out = tmp_path / "out.jsonl"
+    env = subprocess_env()
+    del env["PYTHONUNBUFFERED"]  # (lines reach the file through the writer's own flushes)
+    process = subprocess.Popen(
+        [console_script(), "--base-url", slow.url, "shield", "dump", "-q",
+         "-p", "1-500", "--concurrency", "20", "-o", str(out)],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 30
+        while not (out.exists() and out.stat().st_size > 0):
+            assert process.poll() is None, process.communicate()
+            assert time.monotonic() < deadline, "no line was written"
+            time.sleep(0.05)
+        process.send_signal(signal.SIGINT)
+        time.sleep(gap)
+        if process.poll() is None:
+            process.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert process.returncode == 130, stderr
+    text = out.read_text()
+    assert text.endswith("\n")
+    lines = [json.loads(line) for line in text.splitlines()]
+    assert all(line["ok"] for line in lines)
+    assert stderr.strip().splitlines() == [
+        line for line in stderr.strip().splitlines() if line.startswith("interrupted: ")
+    ], stderr
+    summary = stderr.strip().splitlines()[-1]
+    assert summary.startswith(f"interrupted: {len(lines)} pull zones: {len(lines)} succeeded")
+
+
 def test_closed_stdout_stops_the_dump_quietly(served: Served) -> None:
     served.fake.seed_pull_zones(2000)
     process = subprocess.Popen(

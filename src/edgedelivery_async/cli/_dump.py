@@ -157,19 +157,85 @@ def status_of(stats: RunStats) -> int:
 
 
 def run_to_end(
-    main: Callable[[], Coroutine[Any, Any, None]], stats: RunStats, writer: LineWriter
+    main: Callable[[], Coroutine[Any, Any, None]],
+    stats: RunStats,
+    writer: LineWriter,
+    report: Callable[[], object] | None = None,
 ) -> None:
-    """Run `asyncio.run(main())`; Ctrl-C marks the run interrupted. Always closes `writer`."""
-    import asyncio
+    """Run `main()` in a new event loop; always closes `writer`.
 
+    Ctrl-C cancels the run (requests in flight too) and marks it interrupted; the
+    caller then reports. A second Ctrl-C while it winds down ends the process at once:
+    the lines written so far are flushed, `report()` (else the summary) is said, and
+    the exit status is 130. (asyncio's own second Ctrl-C raised KeyboardInterrupt in
+    the middle of the loop's clean-up, which then printed tracebacks or hung.)
+    """
+    import asyncio
+    import signal
+    import time
+
+    started = time.monotonic()
+    task: asyncio.Task[None] | None = None
+    presses = 0
+
+    def on_ctrl_c(signum: int, frame: object) -> None:
+        nonlocal presses
+        presses += 1
+        stats.interrupted = True
+        if task is None:  # the run has not begun
+            raise KeyboardInterrupt
+        if presses == 1 and not task.done():
+            task.get_loop().call_soon_threadsafe(task.cancel)
+            return
+        stats.elapsed = stats.elapsed or time.monotonic() - started
+        _quit_now(writer, stats, report)
+
+    async def run() -> None:
+        nonlocal task
+        task = asyncio.current_task()
+        await main()
+
+    previous = _handle_ctrl_c(on_ctrl_c)
     try:
         with asyncio.Runner() as runner:
             runner.get_loop().set_exception_handler(_quiet_about_interrupts)
-            runner.run(main())
+            try:
+                runner.run(run())
+            except asyncio.CancelledError:
+                if not presses:  # cancelled by something other than Ctrl-C
+                    raise
     except KeyboardInterrupt:
         stats.interrupted = True
     finally:
+        if previous is not None:  # once interrupted, the run only reports: a press more
+            # would turn its last words into a traceback
+            signal.signal(signal.SIGINT, signal.SIG_IGN if presses else previous)
         writer.close()
+
+
+def _handle_ctrl_c(handler: Callable[[int, Any], None]) -> Any:
+    """Install `handler` for SIGINT; the handler it replaces, or None where signals
+    cannot be handled (not the main thread): asyncio's own handling applies there."""
+    import signal
+
+    try:
+        return signal.signal(signal.SIGINT, handler)
+    except ValueError:
+        return None
+
+
+def _quit_now(writer: LineWriter, stats: RunStats, report: Callable[[], object] | None) -> None:
+    """End the process now, keeping what was written: flush, report, exit 130."""
+    try:
+        writer.close()
+        if report is not None:
+            report()
+        else:
+            say(stats.summary())
+        sys.stderr.flush()
+    except BaseException:  # noqa: S110 (nothing is left to tell: the exit status says it)
+        pass
+    os._exit(INTERRUPTED)
 
 
 def _quiet_about_interrupts(loop: Any, context: dict[str, Any]) -> None:
@@ -364,6 +430,17 @@ def dump_command(
     stats = RunStats()
     source: IdsFile | None = None
     writer: LineWriter | None = None
+
+    def report() -> None:
+        """The run's last words: what it skipped, an output or input error, the summary."""
+        stats.skipped_done, stats.skipped_repeated = skipped.done, skipped.repeated
+        if writer is not None:
+            report_output_error(writer, output, stats)
+        if source is not None and source.error and not stats.interrupted:
+            stats.input_error = source.error
+            say(f"error: {source.error}")
+        say(stats.summary())
+
     try:
         client = settings(ctx).client()
         with contextlib.ExitStack() as files:
@@ -391,16 +468,10 @@ def dump_command(
                         show_progress=not quiet and stderr_is_terminal() and not to_terminal,
                     )
 
-            run_to_end(main, stats, out)
+            run_to_end(main, stats, out, report)
     except KeyboardInterrupt:  # before the run began: while the SDK loaded, say
         stats.interrupted = True
         if writer is not None:
             writer.close()
-    stats.skipped_done, stats.skipped_repeated = skipped.done, skipped.repeated
-    if writer is not None:
-        report_output_error(writer, output, stats)
-    if source is not None and source.error and not stats.interrupted:
-        stats.input_error = source.error
-        say(f"error: {source.error}")
-    say(stats.summary())
+    report()
     raise typer.Exit(status_of(stats))
