@@ -286,6 +286,25 @@ def test_repeated_ids_are_read_once_from_ranges_and_file(
     assert "; skipped 9 repeated" in result.err
 
 
+@pytest.mark.parametrize("ending", ["\r", "\r\n"])
+def test_resume_after_a_line_ended_by_a_carriage_return(
+    cli: Run, served: Served, tmp_path: Path, ending: str
+) -> None:
+    """A last line ended by a bare CR is not ended for tools that split on LF: a line
+    break goes first, or the first new line would join it. (Read with universal
+    newlines, the CR looked like a line end.) CRLF is a line end."""
+    served.fake.seed_pull_zones(2)
+    out = tmp_path / "dump.jsonl"
+    earlier = '{"pullZoneId": 1, "ok": true}' + ending
+    out.write_bytes(earlier.encode())
+    result = cli("--base-url", served.url, "shield", "dump", "-p", "1-2", "--resume", str(out))
+    assert result.code == 0, result.err
+    written = out.read_bytes().decode()
+    between = "\n" if ending == "\r" else ""
+    assert written.startswith(earlier + between + '{"pullZoneId":2,')
+    assert [json.loads(line)["pullZoneId"] for line in written.split("\n") if line] == [1, 2]
+
+
 def test_resume_skips_what_was_read_and_appends(cli: Run, served: Served, tmp_path: Path) -> None:
     """A dump cut by a crash: ok lines are kept and skipped, a failed line is read again,
     a half-written last line is left apart, and the new lines are appended."""

@@ -164,7 +164,7 @@ def read_done(path: str) -> tuple[frozenset[int], bool]:
     done: set[int] = set()
     last = ""
     try:
-        with open(path, encoding="utf-8-sig", errors="replace") as lines:
+        with open(path, encoding="utf-8-sig", errors="replace", newline="") as lines:
             for last in lines:
                 if _OK_LINE.search(last) is None:  # most lines of a large dump: no parse
                     continue
