@@ -179,6 +179,37 @@ def test_a_second_ctrl_c_ends_at_once_and_keeps_the_lines(
     assert summary.startswith(f"interrupted: {len(lines)} pull zones: {len(lines)} succeeded")
 
 
+def test_sigterm_ends_the_dump_as_ctrl_c_does(slow: Served, tmp_path: Path) -> None:
+    """`timeout`, `kill` or a service manager sends SIGTERM: Python's default ended the
+    process at once, and the lines not yet flushed (up to 0.2 s of them) were lost."""
+    out = tmp_path / "out.jsonl"
+    env = subprocess_env()
+    del env["PYTHONUNBUFFERED"]
+    process = subprocess.Popen(
+        [console_script(), "--base-url", slow.url, "shield", "dump", "-q",
+         "-p", "1-500", "--concurrency", "20", "-o", str(out)],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 30
+        while not (out.exists() and out.stat().st_size > 0):
+            assert process.poll() is None, process.communicate()
+            assert time.monotonic() < deadline, "no line was written"
+            time.sleep(0.05)
+        time.sleep(0.1)  # (between two of the writer's flushes)
+        process.send_signal(signal.SIGTERM)
+        _, stderr = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert process.returncode == 130, stderr
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    summary = stderr.strip().splitlines()[-1]
+    assert summary.startswith(f"interrupted: {len(lines)} pull zones: {len(lines)} succeeded")
+    assert "Traceback" not in stderr
+
+
 def test_closed_stdout_stops_the_dump_quietly(served: Served) -> None:
     served.fake.seed_pull_zones(2000)
     process = subprocess.Popen(

@@ -164,11 +164,12 @@ def run_to_end(
 ) -> None:
     """Run `main()` in a new event loop; always closes `writer`.
 
-    Ctrl-C cancels the run (requests in flight too) and marks it interrupted; the
-    caller then reports. A second Ctrl-C while it winds down ends the process at once:
-    the lines written so far are flushed, `report()` (else the summary) is said, and
-    the exit status is 130. (asyncio's own second Ctrl-C raised KeyboardInterrupt in
-    the middle of the loop's clean-up, which then printed tracebacks or hung.)
+    Ctrl-C (or SIGTERM) cancels the run (requests in flight too) and marks it
+    interrupted; the caller then reports. A second one while it winds down ends the
+    process at once: the lines written so far are flushed, `report()` (else the
+    summary) is said, and the exit status is 130. (asyncio's own second Ctrl-C raised
+    KeyboardInterrupt in the middle of the loop's clean-up, which then printed
+    tracebacks or hung.)
     """
     import asyncio
     import signal
@@ -195,7 +196,7 @@ def run_to_end(
         task = asyncio.current_task()
         await main()
 
-    previous = _handle_ctrl_c(on_ctrl_c)
+    previous = _handle_signals(on_ctrl_c)
     try:
         with asyncio.Runner() as runner:
             runner.get_loop().set_exception_handler(_quiet_about_interrupts)
@@ -207,21 +208,26 @@ def run_to_end(
     except KeyboardInterrupt:
         stats.interrupted = True
     finally:
-        if previous is not None:  # once interrupted, the run only reports: a press more
-            # would turn its last words into a traceback
-            signal.signal(signal.SIGINT, signal.SIG_IGN if presses else previous)
+        for number, handler in previous.items():  # once interrupted, the run only
+            # reports: a press more would turn its last words into a traceback
+            signal.signal(number, signal.SIG_IGN if presses else handler)
         writer.close()
 
 
-def _handle_ctrl_c(handler: Callable[[int, Any], None]) -> Any:
-    """Install `handler` for SIGINT; the handler it replaces, or None where signals
-    cannot be handled (not the main thread): asyncio's own handling applies there."""
+def _handle_signals(handler: Callable[[int, Any], None]) -> dict[int, Any]:
+    """Install `handler` for SIGINT and SIGTERM (`timeout`, `kill`, a service manager
+    stopping the job: Python's default ends the process without flushing the lines);
+    the handlers it replaces. None are replaced where signals cannot be handled (not
+    the main thread): asyncio's own handling of Ctrl-C applies there."""
     import signal
 
+    replaced: dict[int, Any] = {}
     try:
-        return signal.signal(signal.SIGINT, handler)
+        for number in (signal.SIGINT, signal.SIGTERM):
+            replaced[number] = signal.signal(number, handler)
     except ValueError:
-        return None
+        pass
+    return replaced
 
 
 def _quit_now(writer: LineWriter, stats: RunStats, report: Callable[[], object] | None) -> None:
