@@ -826,10 +826,13 @@ class HttpxTransport:
             error = connection_error(
                 request, "timed out waiting for the reply", exc, sent=True, timeout=True
             )
-        except (httpx.ConnectError, httpx.InvalidURL) as exc:  # InvalidURL: a redirect's target
+        except httpx.ConnectError as exc:
             error = connection_error(
                 request, f"could not connect ({type(exc).__name__})", exc, sent=False
             )
+        except httpx.InvalidURL as exc:  # a redirect's target, read from the reply: sent
+            what = "the reply's redirect target is not a URL (InvalidURL)"
+            error = connection_error(request, what, exc, sent=True)
         except (httpx.HTTPError, httpx.StreamError, OSError) as exc:
             error = connection_error(
                 request, f"connection failed ({type(exc).__name__})", exc, sent=True

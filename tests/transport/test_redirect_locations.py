@@ -81,3 +81,20 @@ async def test_a_location_in_utf_8_is_followed_percent_encoded(
     first, second = api.heads[:2]
     assert first.startswith(b"GET /pullzone/1 ")
     assert second.startswith(b"GET /caf%C3%A9/%C3%BC HTTP/1.1\r\n")
+
+
+@pytest.mark.parametrize("transport", EVERY_TRANSPORT)
+async def test_a_post_answered_with_an_unreadable_location_is_sent_once(
+    transport: str, hosts: tuple[RawServer, RawServer]
+) -> None:
+    """httpx refuses to read `http:127.0.0.1:9/x` even with redirects off, after the
+    reply came: its InvalidURL was taken for "not sent", and the POST was sent three
+    times. Sent it was: a POST is not sent again, whatever the error."""
+    api, _ = hosts
+    api.answer = redirect(b"http:127.0.0.1:9/x")
+    async with open_client(transport, KEY, api.base_url, max_retries=2) as client:
+        with pytest.raises((APIStatusError, APIConnectionError)) as info:
+            await client.registries.add(display_name="main")
+
+    assert len(api.heads) == 1
+    assert getattr(info.value, "request_sent", True) is True
