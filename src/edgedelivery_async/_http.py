@@ -76,11 +76,14 @@ class AccessKey:
         """
         key = self.reveal()
         found = False
-        if any(_masked(value, key) is not value for value in reply.headers.values()):
+        if any(
+            _masked(name, key) is not name or _masked(value, key) is not value
+            for name, value in reply.headers.items()
+        ):  # (a name may quote it too: `X-Bad-<key>: 1`)
             import multidict  # (aiohttp's; on the error path only)
 
             reply.headers = multidict.CIMultiDict(
-                (name, _masked(value, key)) for name, value in reply.headers.items()
+                (_masked(name, key), _masked(value, key)) for name, value in reply.headers.items()
             )
             found = True
         content = _scrubbed_body(reply.content, key)

@@ -46,7 +46,7 @@ from pyreqwest.http import HeaderMap, Url
 from pyreqwest.proxy import ProxyBuilder
 from pyreqwest.response import Response
 
-from ._exceptions import APIConnectionError
+from ._exceptions import APIConnectionError, ResponseTooLargeError
 from ._http import (
     ACCESS_KEY_HEADER,
     DEFAULT_MAX_RESPONSE_BYTES,
@@ -143,6 +143,7 @@ class ReqwestTransport:
     async def send(self, request: RawRequest, timeout: Timeout) -> RawResponse:
         client, total = self._client(timeout)
         started = time.monotonic()
+        error: Exception
         try:
             builder = client.request(request.method, request.url).headers(request.headers)
             if request.access_key is not None:  # marked sensitive: pyreqwest masks it in reprs
@@ -152,12 +153,18 @@ class ReqwestTransport:
                 builder = builder.body_bytes(request.content)
             async with builder.timeout(total).build_streamed() as reply:
                 headers, size = _readable(reply.headers)
-                if size <= MAX_HEADER_BYTES:
+                if size > MAX_HEADER_BYTES:
+                    error = head_too_large(request)
+                else:
                     content = await _read(reply, headers, self.max_response_bytes, request.sink)
-                    return received(
-                        request, reply.status, headers, content, started, self.max_response_bytes
-                    )
-            error = head_too_large(request)
+                    try:
+                        return received(
+                            request, reply.status, headers, content, started,
+                            self.max_response_bytes,
+                        )  # fmt: skip
+                    except ResponseTooLargeError as exc:  # (its reply is scrubbed of the key)
+                        error = exc
+                del reply, headers  # (they may quote the key: not in the traceback's frame)
         except rx.PyreqwestError as exc:
             if cancelling():  # closed while the caller cancelled it: the caller's wins
                 raise asyncio.CancelledError from None

@@ -185,17 +185,28 @@ def received(
         time.monotonic() - started,
     )
     if content is None:
-        raise too_large(request, raw, limit)
+        error = too_large(request, raw, limit)
+        headers = raw.headers  # (scrubbed: this frame is in the error's traceback)
+        raise error
     return raw
 
 
 def too_large(request: RawRequest, raw: RawResponse, limit: int) -> ResponseTooLargeError:
     """The error for a body past its cap: the sink's (`max_download_bytes`) for a 2xx
-    body going to a file, else the transport's `limit` (`max_response_bytes`)."""
+    body going to a file, else the transport's `limit` (`max_response_bytes`). The
+    reply, which the error holds, is scrubbed of the key first (`scrub_key`)."""
+    scrub_key(request, raw)
     sink = request.sink
     if sink is not None and 200 <= raw.status < 300:
         return ResponseTooLargeError(raw, limit=sink.limit, setting="max_download_bytes")
     return ResponseTooLargeError(raw, limit=limit)
+
+
+def scrub_key(request: RawRequest, raw: RawResponse) -> None:
+    """Mask the key in a reply refused here for its size (the engine scrubs the replies
+    it is given; these it never sees): the error, or a frame of its traceback, holds it."""
+    if request.access_key is not None:
+        request.access_key.scrub(raw)
 
 
 # How an exchange ended (`_exchange`): the reply is complete, or went past a limit.
@@ -630,6 +641,7 @@ class AiohttpTransport:
             if complete == _COMPLETE and raw.status >= 100:
                 return raw
             if complete == _HEAD_TOO_LARGE:
+                scrub_key(request, raw)
                 error = head_too_large(request)
             elif raw.status < 100:  # aiohttp reads `HTTP/1.1 000`; hyper and h11 refuse it
                 error = not_a_status(request, raw.status)
@@ -852,6 +864,7 @@ class HttpxTransport:
             if complete == _COMPLETE:
                 return raw
             if complete == _HEAD_TOO_LARGE:
+                scrub_key(request, raw)
                 error = head_too_large(request)
             else:
                 error = too_large(request, raw, self.max_response_bytes)

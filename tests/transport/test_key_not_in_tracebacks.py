@@ -217,3 +217,45 @@ async def test_the_callers_own_timeout(name: str, server: LoopbackServer) -> Non
             async with asyncio.timeout(0.2):
                 await client.registries.get(31)
     assert places(info.value, SECRET) == []
+
+
+@pytest.mark.parametrize("name", EVERY_TRANSPORT)
+@pytest.mark.parametrize("code", [401, 200])
+async def test_a_reply_over_the_cap_that_quotes_the_key(
+    name: str, code: int, server: LoopbackServer
+) -> None:
+    """Refused for its size, a reply never reached the engine's scrubbing: its headers
+    quoting the key stayed in the error (`error.headers`, `error.response`), and in the
+    transports' frames."""
+    echoes = {"X-Echo": SECRET, f"X-Bad-{SECRET}": "1"}  # (a name may quote it too)
+    server.replies = [status(code, {"data": "x" * 1000}, **echoes)]
+    async with open_client(
+        name, SECRET, server.base_url, max_retries=0, max_response_bytes=100
+    ) as client:
+        with pytest.raises(ResponseTooLargeError) as info:
+            await client.registries.get(31)
+    assert places(info.value, SECRET) == []
+    assert info.value.headers["X-Echo"] == "***"
+
+
+@pytest.mark.parametrize("name", EVERY_TRANSPORT)
+async def test_a_reply_with_too_many_fields_that_quote_the_key(
+    name: str, server: LoopbackServer
+) -> None:
+    server.replies = [status(200, {}, **{f"X-Echo-{n}": SECRET for n in range(120)})]
+    async with open_client(name, SECRET, server.base_url, max_retries=0) as client:
+        with pytest.raises(APIConnectionError) as info:
+            await client.registries.get(31)
+    assert places(info.value, SECRET) == []
+
+
+@pytest.mark.parametrize("name", EVERY_TRANSPORT)
+async def test_a_status_error_whose_header_name_quotes_the_key(
+    name: str, server: LoopbackServer
+) -> None:
+    """`X-Bad-<key>: 1`: the scrub masked header values only."""
+    server.replies = [status(401, {"title": "no"}, **{f"X-Bad-{SECRET}": "1"})]
+    async with open_client(name, SECRET, server.base_url, max_retries=0) as client:
+        with pytest.raises(EdgeDeliveryError) as info:
+            await client.registries.get(31)
+    assert places(info.value, SECRET) == []
