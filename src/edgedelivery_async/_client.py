@@ -179,11 +179,14 @@ class EdgeDeliveryClient(Resources):
         `await client.operation("ContainerRegistry_Get")(7)` is
         `await client.registries.get(7)`; `.with_response(...)` and `.map(...)` work too.
         """
-        where = OPERATIONS.get(operation_id) if isinstance(operation_id, str) else None
+        named = isinstance(operation_id, str)
+        where = OPERATIONS.get(operation_id) if named else None
         if where is None:
             known = ", ".join(sorted(OPERATIONS))
+            # (not str() of what is not a string: an int of 5,000 digits raises there)
+            shown = operation_id if named else f"<{type(operation_id).__name__}>"
             raise InvalidRequestError(
-                str(operation_id), [Problem("", f"is not an operation id; known: {known}")]
+                shown, [Problem("", f"is not an operation id; known: {known}")]
             )
         resource, method = where
         bound: BoundEndpoint[..., Any] = getattr(getattr(self, resource), method)

@@ -199,8 +199,35 @@ def reply_media(op: dict[str, Any], resolve: Any) -> tuple[str, str]:
 def validate(schema: dict[str, Any], instance: Any) -> list[Problem]:
     """Every way `instance` breaks `schema` (an OpenAPI schema of the document)."""
     validator = _validator(json.dumps(schema, sort_keys=True))
-    errors = sorted(validator.iter_errors(instance), key=lambda e: list(map(str, e.path)))
-    return [Problem(_field(error), _message(error)) for error in errors]
+    try:
+        errors = sorted(validator.iter_errors(instance), key=lambda e: list(map(str, e.path)))
+        return [Problem(_field(error), _message(error)) for error in errors]
+    except ValueError:  # jsonschema's messages print the value: not an int of over 4,300
+        # digits (Python refuses to), which no field of this API takes anyway
+        where = _huge_int(instance, [])
+        if where is None:
+            raise
+        return [Problem(field_path(where), "is an integer too large to be a value of this API")]
+
+
+_HUGE_BITS = 4300 * 3  # an int this long in bits has about 3,900 digits or more
+
+
+def _huge_int(value: Any, path: list[Any]) -> list[Any] | None:
+    """Where in `value` an int too long to print in decimal is, if anywhere."""
+    if isinstance(value, int) and value.bit_length() > _HUGE_BITS:
+        return path
+    if isinstance(value, dict):
+        items: Any = value.items()
+    elif isinstance(value, list | tuple):
+        items = enumerate(value)
+    else:
+        return None
+    for key, item in items:
+        found = _huge_int(item, [*path, key])
+        if found is not None:
+            return found
+    return None
 
 
 def _field(error: jsonschema.ValidationError) -> str:

@@ -457,3 +457,28 @@ def test_an_integer_for_a_boolean_path_parameter_is_refused_by_a_call(
     with pytest.raises(InvalidRequestError, match="flag: must be True or False, not 1"):
         _requests.prepare_call(Call("op", object, path={"flag": 1}))
     assert _requests.prepare_call(Call("op", object, path={"flag": True})).target == "/x/true"
+
+
+HUGE = 10**5000  # more digits than Python prints (4,300)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda c: c.registries.add(display_name=HUGE),  # a string wanted
+        lambda c: c.containers.set_environment("a", "b", {"K": HUGE}),
+        lambda c: c.containers.add_template(
+            "a", name="x", image="r/x:1",
+            endpoints=[{"displayName": "p", "cdn": {"isSslEnabled": True, "pullZoneId": HUGE}}],
+        ),  # past an int64's maximum, nested
+        lambda c: c.call(HUGE),  # not an operation id
+    ],
+    ids=["string", "map-value", "nested-maximum", "operation-id"],
+)  # fmt: skip
+async def test_an_int_of_thousands_of_digits_is_refused_as_invalid(
+    recorder_client: Any, call: Callable[[EdgeDeliveryClient], Any]
+) -> None:
+    """jsonschema's messages print the value, and Python refuses to print an int of over
+    4,300 digits: a raw ValueError escaped the call."""
+    error = await invalid(recorder_client, call)
+    assert len(str(error)) < 5000
