@@ -316,9 +316,11 @@ def check_base_url(base_url: str, *, allow_insecure_http: bool) -> str:
     try:
         parts = urlsplit(base_url)
         host = parts.hostname
-        parts.port  # noqa: B018 - raises ValueError for a bad port
+        port = parts.port  # (raises ValueError for a bad port)
     except ValueError as exc:
         raise ConfigurationError(f"base_url {given} is not a valid URL: {exc}") from None
+    if port == 0:  # (the libraries took it for no port at all: the scheme's default)
+        raise ConfigurationError(f"base_url {given} cannot be used: port 0 is no port")
     if parts.scheme not in ("http", "https") or not host:
         raise ConfigurationError(
             f"base_url must be an absolute http:// or https:// URL, got {given}"
@@ -370,6 +372,12 @@ def _unusable(base_url: str, host: str) -> str | None:
     """
     if any(char <= " " or char == "\x7f" for char in base_url):
         return "it contains spaces or control characters"
+    if "%" in host:  # (aiohttp, httpx and wreq looked it up by name; reqwest refused it)
+        return "an IPv6 zone id (%) cannot be used in a URL"
+    if _ends_in_a_number(host) and not _is_ipv4(host):
+        # URL parsers read such a host as an IPv4 address, each its own way: yarl and
+        # pyreqwest refuse "999.1.1.1" or "127.1", httpx some, wreq looks them up
+        return "its host ends in a number but is not an IPv4 address like 192.0.2.1"
     try:
         base_url.encode()
     except UnicodeEncodeError:  # (a non-UTF-8 EDGEDELIVERY_BASE_URL decodes to these)
@@ -384,6 +392,25 @@ def _unusable(base_url: str, host: str) -> str | None:
     except UnicodeError as exc:  # idna.IDNAError is a UnicodeError
         return str(exc)
     return None
+
+
+def _ends_in_a_number(host: str) -> bool:
+    """WHATWG's test for a host to be read as IPv4: its last label is a number."""
+    labels = host.split(".")
+    if len(labels) > 1 and not labels[-1]:
+        labels.pop()
+    last = labels[-1]
+    if last.isascii() and last.isdigit():
+        return True
+    return last[:2].lower() == "0x" and all(c in string.hexdigits for c in last[2:])
+
+
+def _is_ipv4(host: str) -> bool:
+    try:
+        ipaddress.IPv4Address(host)
+    except ValueError:
+        return False
+    return True
 
 
 def _is_loopback(host: str) -> bool:

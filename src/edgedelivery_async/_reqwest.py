@@ -143,9 +143,17 @@ class ReqwestTransport:
     async def send(self, request: RawRequest, timeout: Timeout) -> RawResponse:
         client, total = self._client(timeout)
         started = time.monotonic()
-        error: Exception
+        refused: Exception | None = None
         try:
             builder = client.request(request.method, request.url).headers(request.headers)
+        except ValueError as exc:  # a URL its parser refuses (`https://999.1.1.1`), which
+            # the others take for a host name that does not resolve: not sent either way
+            what = f"could not connect (the URL is refused: {exc})"
+            refused = connection_error(request, what, exc, sent=False)
+        if refused is not None:
+            raise refused  # (outside the handler: the library's exception is not its context)
+        error: Exception
+        try:
             if request.access_key is not None:  # marked sensitive: pyreqwest masks it in reprs
                 reveal = request.access_key.reveal  # the key itself is never held in a local
                 builder = builder.header(ACCESS_KEY_HEADER, reveal(), is_sensitive=True)

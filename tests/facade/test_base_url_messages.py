@@ -25,6 +25,14 @@ NO_EXTRAS = "base_url must not carry credentials, a query or a fragment, got "
         ("htps://api.example.com", ABSOLUTE + "'htps://api.example.com'"),
         ("api.example.com", ABSOLUTE + "'api.example.com'"),
         ("https://api.example.com:99999", "base_url 'https://api.example.com:99999' is not a "),
+        # port 0 was taken for no port: the calls went to 443
+        ("https://api.example.com:0", "base_url 'https://api.example.com:0' cannot be used: "),
+        # hosts URL parsers read as IPv4 each their own way (a raw ValueError on reqwest,
+        # "sent" on aiohttp, looked up by name on wreq), and an IPv6 zone id
+        ("https://999.1.1.1", "base_url 'https://999.1.1.1' cannot be used: its host ends in"),
+        ("https://1.2.3.4.5", "base_url 'https://1.2.3.4.5' cannot be used: its host ends in"),
+        ("https://127.1", "base_url 'https://127.1' cannot be used: its host ends in a number"),
+        ("https://[fe80::1%25eth0]", "base_url 'https://[fe80::1%25eth0]' cannot be used: an"),
         ("https://user:pw-9f@api.example.com", NO_EXTRAS + "'https://***@api.example.com'"),
         ("https://api.example.com/?token=t-51", NO_EXTRAS + "'https://api.example.com/?...'"),
         ("https://api.exa mple.com", "base_url 'https://api.exa mple.com' cannot be used: "),

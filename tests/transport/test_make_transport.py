@@ -87,3 +87,20 @@ async def test_httpx_transport_takes_a_cap() -> None:
 
 def test_too_large_is_a_response_validation_error() -> None:
     assert issubclass(ResponseTooLargeError, APIResponseValidationError)
+
+
+@needs_reqwest
+async def test_reqwest_maps_a_url_its_parser_refuses_to_a_connection_error() -> None:
+    """The client refuses such base URLs; this is the transport's own net under that
+    (pyreqwest raised a raw ValueError from building the request). Nothing is sent."""
+    from edgedelivery_async import APIConnectionError, Timeout
+    from edgedelivery_async._http import RawRequest
+
+    transport = make_transport("reqwest")
+    try:
+        request = RawRequest("GET", "https://999.1.1.1/mc/registries/1", "/mc/registries/1", {})
+        with pytest.raises(APIConnectionError, match="the URL is refused") as info:
+            await transport.send(request, Timeout(connect=1, read=1, total=2))
+    finally:
+        await transport.aclose()
+    assert info.value.request_sent is False
