@@ -374,7 +374,7 @@ def _unusable(base_url: str, host: str) -> str | None:
         return "it contains spaces or control characters"
     if "%" in host:  # (aiohttp, httpx and wreq looked it up by name; reqwest refused it)
         return "an IPv6 zone id (%) cannot be used in a URL"
-    if _ends_in_a_number(host) and not _is_ipv4(host):
+    if ":" not in host and _ends_in_a_number(host) and not _is_ipv4(host.removesuffix(".")):
         # URL parsers read such a host as an IPv4 address, each its own way: yarl and
         # pyreqwest refuse "999.1.1.1" or "127.1", httpx some, wreq looks them up
         return "its host ends in a number but is not an IPv4 address like 192.0.2.1"

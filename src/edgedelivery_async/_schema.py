@@ -210,13 +210,15 @@ def validate(schema: dict[str, Any], instance: Any) -> list[Problem]:
         return [Problem(field_path(where), "is an integer too large to be a value of this API")]
 
 
-_HUGE_BITS = 4300 * 3  # an int this long in bits has about 3,900 digits or more
-
-
 def _huge_int(value: Any, path: list[Any]) -> list[Any] | None:
-    """Where in `value` an int too long to print in decimal is, if anywhere."""
-    if isinstance(value, int) and value.bit_length() > _HUGE_BITS:
-        return path
+    """Where in `value` an int too long to print in decimal is (past the process's
+    `sys.get_int_max_str_digits()`), if anywhere."""
+    if isinstance(value, int):
+        try:
+            str(value)
+        except ValueError:
+            return path
+        return None
     if isinstance(value, dict):
         items: Any = value.items()
     elif isinstance(value, list | tuple):

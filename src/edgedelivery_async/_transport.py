@@ -202,6 +202,10 @@ def too_large(request: RawRequest, raw: RawResponse, limit: int) -> ResponseTooL
     return ResponseTooLargeError(raw, limit=limit)
 
 
+class _UnsentURL(Exception):
+    """httpx refused the request's own URL (InvalidURL) before sending anything."""
+
+
 def scrub_key(request: RawRequest, raw: RawResponse) -> None:
     """Mask the key in a reply refused here for its size (the engine scrubs the replies
     it is given; these it never sees): the error, or a frame of its traceback, holds it."""
@@ -842,6 +846,8 @@ class HttpxTransport:
             error = connection_error(
                 request, f"could not connect ({type(exc).__name__})", exc, sent=False
             )
+        except _UnsentURL as exc:
+            error = connection_error(request, f"could not connect ({exc})", exc, sent=False)
         except httpx.InvalidURL as exc:  # a redirect's target, read from the reply: sent
             what = "the reply's redirect target is not a URL (InvalidURL)"
             error = connection_error(request, what, exc, sent=True)
@@ -875,17 +881,17 @@ class HttpxTransport:
         import httpx
 
         started = time.monotonic()
-        reply = await self.client.send(
-            self.client.build_request(
+        try:
+            built = self.client.build_request(
                 request.method,
                 request.url,
                 headers=headers_with_key(request),
                 content=request.content,
                 timeout=httpx.Timeout(timeout.read, connect=timeout.connect, pool=timeout.total),
-            ),
-            follow_redirects=False,
-            stream=True,
-        )
+            )
+        except httpx.InvalidURL as exc:  # the request's own URL: nothing was sent
+            raise _UnsentURL(str(exc)) from None
+        reply = await self.client.send(built, follow_redirects=False, stream=True)
         try:
             fields = reply.headers.raw
             if len(fields) > MAX_HEADER_FIELDS or raw_header_bytes(fields) > MAX_HEADER_BYTES:

@@ -380,3 +380,17 @@ def test_an_id_with_thousands_of_leading_zeros_is_that_id(
     assert beyond.code == 2
     assert "is beyond the 64-bit id range" in plain(beyond.err)
     assert len(beyond.err) < 2000
+
+
+@pytest.mark.parametrize("content", [b"1\r2\r3\r", b"1 # first\r2\r3\r", b"1\r\n2\r\n3"])
+def test_lines_ended_by_a_bare_cr_are_lines(
+    cli: Run, served: Served, tmp_path: Path, content: bytes
+) -> None:
+    """Read as bytes up to each line feed, a file of bare-CR line ends was one line: a
+    bad id, or, after a `#`, every id but the first silently commented out."""
+    served.fake.seed_pull_zones(3)
+    ids = tmp_path / "ids.txt"
+    ids.write_bytes(content)
+    result = cli("--base-url", served.url, "shield", "dump", "-q", "--ids-file", str(ids))
+    assert result.code == 0, result.err
+    assert requested(served) == [1, 2, 3]

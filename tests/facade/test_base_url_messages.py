@@ -75,3 +75,14 @@ def test_the_key_given_as_the_base_url_too_is_not_shown(key: str) -> None:
     assert key[:20] not in str(info.value)
     assert key[:20] not in repr(info.value.__context__)
     assert str(info.value).endswith("got '***'")
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["https://[::ffff:127.0.0.1]:8080", "https://[64:ff9b::192.0.2.1]", "https://192.0.2.1.",
+     "https://api.example.com", "https://1e100.net"],
+)  # fmt: skip
+def test_hosts_that_only_look_numeric_are_accepted(url: str) -> None:
+    """The check for hosts that end in a number read IPv6 literals with a dotted IPv4
+    part, and a dotted quad with a trailing dot, as such hosts."""
+    EdgeDeliveryClient(KEY, url)

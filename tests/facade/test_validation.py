@@ -482,3 +482,17 @@ async def test_an_int_of_thousands_of_digits_is_refused_as_invalid(
     4,300 digits: a raw ValueError escaped the call."""
     error = await invalid(recorder_client, call)
     assert len(str(error)) < 5000
+
+
+async def test_a_lower_limit_on_printed_digits_holds_too(recorder_client: Any) -> None:
+    """The process may print fewer digits than Python's default (`PYTHONINTMAXSTRDIGITS`,
+    `sys.set_int_max_str_digits`): a 1,000-digit int past 640 escaped as ValueError."""
+    import sys
+
+    limit = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(640)
+    try:
+        error = await invalid(recorder_client, lambda c: c.registries.add(display_name=10**1000))
+    finally:
+        sys.set_int_max_str_digits(limit)
+    assert "displayName" in str(error)

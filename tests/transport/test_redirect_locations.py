@@ -98,3 +98,14 @@ async def test_a_post_answered_with_an_unreadable_location_is_sent_once(
 
     assert len(api.heads) == 1
     assert getattr(info.value, "request_sent", True) is True
+
+
+async def test_an_invalid_request_url_on_httpx_is_not_sent() -> None:
+    """httpx refuses its own request's URL (a path of 70,000 bytes) before sending:
+    that InvalidURL is "not sent"; only one read from a reply is "sent"."""
+    async with open_client(
+        "httpx", KEY, "http://127.0.0.1:9/" + "a" * 70_000, max_retries=0
+    ) as client:
+        with pytest.raises(APIConnectionError) as info:
+            await client.registries.add(display_name="main")
+    assert info.value.request_sent is False

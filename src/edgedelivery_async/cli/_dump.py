@@ -20,7 +20,7 @@ import os
 import stat
 import sys
 from collections.abc import AsyncIterator, Callable, Coroutine
-from typing import IO, TYPE_CHECKING, Annotated, Any, TypeVar
+from typing import IO, TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 
 import typer
 
@@ -162,13 +162,15 @@ def run_to_end(
     writer: LineWriter,
     report: Callable[[], object] | None = None,
 ) -> None:
-    """Run `main()` in a new event loop; always closes `writer`.
+    """Run `main()` in a new event loop, close `writer`, then `report()` if given.
 
     Ctrl-C (or SIGTERM) cancels the run (requests in flight too) and marks it
-    interrupted; the caller then reports. A second one while it winds down ends the
-    process at once: the lines written so far are flushed, `report()` (else the
-    summary) is said, and the exit status is 130. (asyncio's own second Ctrl-C raised
-    KeyboardInterrupt in the middle of the loop's clean-up, which then printed
+    interrupted. A second one while it winds down, or while the lines are flushed,
+    ends the process: what can be flushed is, the report (else the summary) is said,
+    and the exit status is 130. One more during the report ends the process at once;
+    after it, SIGTERM does too and Ctrl-C is ignored.
+    A signal the parent set to be ignored stays ignored. (asyncio's own second Ctrl-C
+    raised KeyboardInterrupt in the middle of the loop's clean-up, which then printed
     tracebacks or hung.)
     """
     import asyncio
@@ -178,8 +180,9 @@ def run_to_end(
     started = time.monotonic()
     task: asyncio.Task[None] | None = None
     presses = 0
+    reporting = False
 
-    def on_ctrl_c(signum: int, frame: object) -> None:
+    def on_signal(signum: int, frame: object) -> None:
         nonlocal presses
         presses += 1
         stats.interrupted = True
@@ -188,6 +191,8 @@ def run_to_end(
         if presses == 1 and not task.done():
             task.get_loop().call_soon_threadsafe(task.cancel)
             return
+        if reporting:
+            _exit_now()
         stats.elapsed = stats.elapsed or time.monotonic() - started
         _quit_now(writer, stats, report)
 
@@ -196,51 +201,75 @@ def run_to_end(
         task = asyncio.current_task()
         await main()
 
-    previous = _handle_signals(on_ctrl_c)
+    previous = _handle_signals(on_signal)
     try:
-        with asyncio.Runner() as runner:
-            runner.get_loop().set_exception_handler(_quiet_about_interrupts)
-            try:
-                runner.run(run())
-            except asyncio.CancelledError:
-                if not presses:  # cancelled by something other than Ctrl-C
-                    raise
-    except KeyboardInterrupt:
-        stats.interrupted = True
+        try:
+            with asyncio.Runner() as runner:
+                runner.get_loop().set_exception_handler(_quiet_about_interrupts)
+                try:
+                    runner.run(run())
+                except asyncio.CancelledError:
+                    if not presses:  # cancelled by something other than Ctrl-C
+                        raise
+        except KeyboardInterrupt:
+            stats.interrupted = True
+        finally:
+            writer.close()
+        if report is not None:
+            reporting = True
+            report()
     finally:
-        for number, handler in previous.items():  # once interrupted, the run only
-            # reports: a press more would turn its last words into a traceback
-            signal.signal(number, signal.SIG_IGN if presses else handler)
-        writer.close()
+        if presses:  # interrupted: the process is on its way out, and one more signal
+            # ends it at once (exit 130, not a traceback); Ctrl-C is ignored from here,
+            # as the interpreter's shutdown resets handlers set from Python, and one
+            # then killed the process by the signal
+            _handle_signals(lambda signum, frame: _exit_now())
+            if signal.SIGINT in previous:
+                signal.signal(signal.SIGINT, signal.SIG_IGN)
+        else:
+            _restore(previous)
 
 
 def _handle_signals(handler: Callable[[int, Any], None]) -> dict[int, Any]:
     """Install `handler` for SIGINT and SIGTERM (`timeout`, `kill`, a service manager
     stopping the job: Python's default ends the process without flushing the lines);
-    the handlers it replaces. None are replaced where signals cannot be handled (not
-    the main thread): asyncio's own handling of Ctrl-C applies there."""
+    the handlers it replaces. A signal set to be ignored (`cmd &` in a shell without
+    job control ignores SIGINT) is left alone, and so is everything where signals
+    cannot be handled (not the main thread): asyncio's own handling applies there."""
     import signal
 
     replaced: dict[int, Any] = {}
     try:
         for number in (signal.SIGINT, signal.SIGTERM):
-            replaced[number] = signal.signal(number, handler)
+            if signal.getsignal(number) is not signal.SIG_IGN:
+                replaced[number] = signal.signal(number, handler)
     except ValueError:
         pass
     return replaced
 
 
+def _restore(replaced: dict[int, Any]) -> None:
+    """Put back the handlers `_handle_signals` replaced (one not set from Python: the
+    default)."""
+    import signal
+
+    for number, handler in replaced.items():
+        signal.signal(number, signal.SIG_DFL if handler is None else handler)
+
+
 def _quit_now(writer: LineWriter, stats: RunStats, report: Callable[[], object] | None) -> None:
-    """End the process now, keeping what was written: flush, report, exit 130."""
-    try:
-        writer.close()
-        if report is not None:
-            report()
-        else:
-            say(stats.summary())
-        sys.stderr.flush()
-    except BaseException:  # noqa: S110 (nothing is left to tell: the exit status says it)
-        pass
+    """End the process now, keeping what was written: flush, report, exit 130. Each
+    step on its own (a flush stalled by a reader that stopped reading fails or blocks;
+    one more signal then ends the process at once)."""
+    _handle_signals(lambda signum, frame: _exit_now())
+    steps = (writer.close, report or (lambda: say(stats.summary())), sys.stderr.flush)
+    for step in steps:
+        with contextlib.suppress(BaseException):  # (the exit status says it was interrupted)
+            step()
+    _exit_now()
+
+
+def _exit_now() -> NoReturn:
     os._exit(INTERRUPTED)
 
 
@@ -479,5 +508,5 @@ def dump_command(
         stats.interrupted = True
         if writer is not None:
             writer.close()
-    report()
+        report()
     raise typer.Exit(status_of(stats))

@@ -215,19 +215,20 @@ class IdsFile:
                 except OSError as exc:  # a read that failed (an I/O error)
                     self.error = f"cannot read {self.name}: {exc.strerror or exc}"
                     return
-                number += 1
-                if number == 1:
+                if not number:
                     line = line.removeprefix("\ufeff")  # a byte-order mark
-                text = line.split("#", 1)[0].strip()
-                if not text:
-                    continue
-                try:
-                    ranges = parse_ranges(text)
-                except ValueError as exc:
-                    self.error = f"{self.name}, line {number}: {exc}"
-                    return
-                for pull_zone_id in ranges:
-                    yield pull_zone_id
+                for part in _CR.split(line):  # lines ended by a bare CR (old Mac files)
+                    number += 1
+                    text = part.split("#", 1)[0].strip()
+                    if not text:
+                        continue
+                    try:
+                        ranges = parse_ranges(text)
+                    except ValueError as exc:
+                        self.error = f"{self.name}, line {number}: {exc}"
+                        return
+                    for pull_zone_id in ranges:
+                        yield pull_zone_id
 
 
 async def _lines(stream: IO[str] | IO[bytes]) -> AsyncGenerator[str, None]:
@@ -260,7 +261,8 @@ async def _lines(stream: IO[str] | IO[bytes]) -> AsyncGenerator[str, None]:
             os.set_blocking(fd, was_blocking)  # the dup shares the O_NONBLOCK flag
 
 
-_LINE_LIMIT = 1 << 20  # bytes a line of a piped ids file may hold
+_LINE_LIMIT = 1 << 20  # bytes a line of an ids file may hold (up to a line feed)
+_CR = re.compile(r"\r(?!\n|$)")  # a carriage return that ends a line by itself
 
 
 def _watchable_fd(stream: IO[str] | IO[bytes]) -> int | None:
