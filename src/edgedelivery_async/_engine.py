@@ -373,7 +373,7 @@ def _unusable(base_url: str, host: str) -> str | None:
     if any(char <= " " or char == "\x7f" for char in base_url):
         return "it contains spaces or control characters"
     if "%" in host:  # (aiohttp, httpx and wreq looked it up by name; reqwest refused it)
-        return "an IPv6 zone id (%) cannot be used in a URL"
+        return "a % in its host (an IPv6 zone id, a percent-escape) cannot be used"
     if ":" not in host and _ends_in_a_number(host) and not _is_ipv4(host.removesuffix(".")):
         # URL parsers read such a host as an IPv4 address, each its own way: yarl and
         # pyreqwest refuse "999.1.1.1" or "127.1", httpx some, wreq looks them up

@@ -32,7 +32,7 @@ NO_EXTRAS = "base_url must not carry credentials, a query or a fragment, got "
         ("https://999.1.1.1", "base_url 'https://999.1.1.1' cannot be used: its host ends in"),
         ("https://1.2.3.4.5", "base_url 'https://1.2.3.4.5' cannot be used: its host ends in"),
         ("https://127.1", "base_url 'https://127.1' cannot be used: its host ends in a number"),
-        ("https://[fe80::1%25eth0]", "base_url 'https://[fe80::1%25eth0]' cannot be used: an"),
+        ("https://[fe80::1%25eth0]", "base_url 'https://[fe80::1%25eth0]' cannot be used: a %"),
         ("https://user:pw-9f@api.example.com", NO_EXTRAS + "'https://***@api.example.com'"),
         ("https://api.example.com/?token=t-51", NO_EXTRAS + "'https://api.example.com/?...'"),
         ("https://api.exa mple.com", "base_url 'https://api.exa mple.com' cannot be used: "),
