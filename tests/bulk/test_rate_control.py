@@ -364,13 +364,19 @@ def limited_fake(limit: RateLimit, ids: int) -> FakeEdgeDelivery:
 
 
 # (limit, clients sharing the key, the least share of the limit a 5 s run must reach).
-# Two clients that each learn the limit alone start and end less evenly over a run this
-# short; the benchmark's 3,000 ids measure the shared case at size.
+# On real sockets the share depends on the machine's load as much as on the controller:
+# alone these runs read 94-101% of the limit, but under CI's load (two suites at once
+# on two cores) they read 43-55% now and then (2026-11-28: the pace is set by clocks
+# and timers that run late under load; docs/rate-control-notes.md). The 90% target is
+# held exactly in virtual time (test_rate_control_virtual_time.py) and measured by
+# benchmarks/rate_limits.py; the floor here is the collapse the issue reported, 11-16%
+# of the limit, with room: 30%, and 25% for two clients, which each learn the limit
+# alone and start and end less evenly over a run this short.
 CASES = {
-    "Retry-After 1": (RateLimit(100, burst=10, retry_after=1), 1, 0.6),
-    "no Retry-After": (RateLimit(100, burst=10, retry_after=None), 1, 0.6),
-    "two clients share the key": (RateLimit(100, burst=10), 2, 0.4),
-    "RateLimit headers": (RateLimit(100, burst=10, headers=True), 1, 0.6),
+    "Retry-After 1": (RateLimit(100, burst=10, retry_after=1), 1, 0.3),
+    "no Retry-After": (RateLimit(100, burst=10, retry_after=None), 1, 0.3),
+    "two clients share the key": (RateLimit(100, burst=10), 2, 0.25),
+    "RateLimit headers": (RateLimit(100, burst=10, headers=True), 1, 0.3),
 }
 
 
