@@ -12,8 +12,9 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -135,15 +136,11 @@ def test_ctrl_c_stops_cleanly_and_keeps_complete_lines(slow: Served, tmp_path: P
     assert stdout == ""
 
 
-@pytest.mark.parametrize("gap", [0.0, 0.001, 0.01, 0.05, 0.3])
-def test_a_second_ctrl_c_ends_at_once_and_keeps_the_lines(
-    slow: Served, tmp_path: Path, gap: float
-) -> None:
-    """Ctrl-C twice, `gap` seconds apart: asyncio's second KeyboardInterrupt landed in
-    the loop's clean-up, which printed tracebacks ("Exception ignored", "Event loop
-    stopped before Future completed") or, now and then, hung. Now the second press
-    ends the process: exit 130, the summary, complete lines only."""
-    out = tmp_path / "out.jsonl"
+def signalled_dump(
+    slow: Served, out: Path, send: Callable[[subprocess.Popen[str]], None]
+) -> tuple[int, str, list[Any]]:
+    """A dump of 500 ids, stdout block-buffered; once its first line is in `out`,
+    `send(process)` signals it. Its exit status, stderr and the lines written."""
     env = subprocess_env()
     del env["PYTHONUNBUFFERED"]  # (lines reach the file through the writer's own flushes)
     process = subprocess.Popen(
@@ -158,19 +155,34 @@ def test_a_second_ctrl_c_ends_at_once_and_keeps_the_lines(
             assert process.poll() is None, process.communicate()
             assert time.monotonic() < deadline, "no line was written"
             time.sleep(0.05)
-        process.send_signal(signal.SIGINT)
-        time.sleep(gap)
-        if process.poll() is None:
-            process.send_signal(signal.SIGINT)
+        send(process)
         _, stderr = process.communicate(timeout=30)
     finally:
         if process.poll() is None:
             process.kill()
             process.communicate()
-    assert process.returncode == 130, stderr
     text = out.read_text()
     assert text.endswith("\n")
-    lines = [json.loads(line) for line in text.splitlines()]
+    return process.returncode, stderr, [json.loads(line) for line in text.splitlines()]
+
+
+@pytest.mark.parametrize("gap", [0.0, 0.001, 0.01, 0.05, 0.3])
+def test_a_second_ctrl_c_ends_at_once_and_keeps_the_lines(
+    slow: Served, tmp_path: Path, gap: float
+) -> None:
+    """Ctrl-C twice, `gap` seconds apart: asyncio's second KeyboardInterrupt landed in
+    the loop's clean-up, which printed tracebacks ("Exception ignored", "Event loop
+    stopped before Future completed") or, now and then, hung. Now the second press
+    ends the process: exit 130, the summary, complete lines only."""
+
+    def twice(process: subprocess.Popen[str]) -> None:
+        process.send_signal(signal.SIGINT)
+        time.sleep(gap)
+        if process.poll() is None:
+            process.send_signal(signal.SIGINT)
+
+    code, stderr, lines = signalled_dump(slow, tmp_path / "out.jsonl", twice)
+    assert code == 130, stderr
     assert all(line["ok"] for line in lines)
     assert stderr.strip().splitlines() == [
         line for line in stderr.strip().splitlines() if line.startswith("interrupted: ")
@@ -182,29 +194,13 @@ def test_a_second_ctrl_c_ends_at_once_and_keeps_the_lines(
 def test_sigterm_ends_the_dump_as_ctrl_c_does(slow: Served, tmp_path: Path) -> None:
     """`timeout`, `kill` or a service manager sends SIGTERM: Python's default ended the
     process at once, and the lines not yet flushed (up to 0.2 s of them) were lost."""
-    out = tmp_path / "out.jsonl"
-    env = subprocess_env()
-    del env["PYTHONUNBUFFERED"]
-    process = subprocess.Popen(
-        [console_script(), "--base-url", slow.url, "shield", "dump", "-q",
-         "-p", "1-500", "--concurrency", "20", "-o", str(out)],
-        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    try:
-        deadline = time.monotonic() + 30
-        while not (out.exists() and out.stat().st_size > 0):
-            assert process.poll() is None, process.communicate()
-            assert time.monotonic() < deadline, "no line was written"
-            time.sleep(0.05)
+
+    def terminate(process: subprocess.Popen[str]) -> None:
         time.sleep(0.1)  # (between two of the writer's flushes)
         process.send_signal(signal.SIGTERM)
-        _, stderr = process.communicate(timeout=30)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.communicate()
-    assert process.returncode == 130, stderr
-    lines = [json.loads(line) for line in out.read_text().splitlines()]
+
+    code, stderr, lines = signalled_dump(slow, tmp_path / "out.jsonl", terminate)
+    assert code == 130, stderr
     summary = stderr.strip().splitlines()[-1]
     assert summary.startswith(f"interrupted: {len(lines)} pull zones: {len(lines)} succeeded")
     assert "Traceback" not in stderr
