@@ -77,10 +77,33 @@ async def main():
 run_to_end(main, RunStats(), writer, report)
 """
 
+REPORT_PRESSES = """
+import asyncio, os, signal, sys
+from edgedelivery_async.cli._dump import run_to_end
+from edgedelivery_async.cli._output import LineWriter
+from edgedelivery_async.cli._progress import RunStats
+presses = int(sys.argv[1])
+writer = LineWriter(sys.stdout, owned=False)
+def report():
+    print("report begins", file=sys.stderr, flush=True)
+    for _ in range(presses):
+        os.kill(os.getpid(), signal.SIGINT)  # pressed while the report is said
+        for _ in range(1000):
+            pass
+    print("summary", file=sys.stderr, flush=True)
+async def main():
+    writer.write({"pullZoneId": 1, "ok": True})
+    os.kill(os.getpid(), signal.SIGINT)  # the first press: cancel
+    await asyncio.sleep(10)
+stats = RunStats()
+run_to_end(main, stats, writer, report)
+print("returned" if stats.interrupted else "not interrupted", file=sys.stderr, flush=True)
+"""
 
-def child(code: str, **options: object) -> subprocess.Popen[str]:
+
+def child(code: str, *args: str, **options: object) -> subprocess.Popen[str]:
     return subprocess.Popen(  # type: ignore[call-overload, no-any-return]
-        [sys.executable, "-c", code],
+        [sys.executable, "-c", code, *args],
         env=subprocess_env(),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -132,3 +155,23 @@ def test_a_press_during_the_report_ends_at_once_without_repeating_it(tmp_path: P
     assert stdout == '{"pullZoneId":1,"ok":true}\n'
     assert stderr.count("begins") == 1, stderr
     assert "Traceback" not in stderr
+
+
+def test_one_press_during_the_report_lets_it_finish() -> None:
+    """The second press landed while the run's last report was being said (CI: Ctrl-C
+    twice 10 ms apart, the run wound down in less): the process ended at once, and
+    the summary was never said."""
+    process = child(REPORT_PRESSES, "1")
+    stdout, stderr = process.communicate(timeout=30)
+    assert stdout == '{"pullZoneId":1,"ok":true}\n'
+    assert stderr.splitlines() == ["report begins", "summary", "returned"], stderr
+
+
+def test_two_presses_during_the_report_end_the_process_at_once() -> None:
+    """A stderr nobody reads can stall the report: a second press there still ends
+    the process."""
+    process = child(REPORT_PRESSES, "2")
+    stdout, stderr = process.communicate(timeout=30)
+    assert process.returncode == 130, stderr
+    assert stdout == '{"pullZoneId":1,"ok":true}\n'
+    assert stderr.splitlines() == ["report begins"], stderr

@@ -167,8 +167,10 @@ def run_to_end(
     Ctrl-C (or SIGTERM) cancels the run (requests in flight too) and marks it
     interrupted. A second one while it winds down, or while the lines are flushed,
     ends the process: what can be flushed is, the report (else the summary) is said,
-    and the exit status is 130. One more during the report ends the process at once;
-    after it, SIGTERM does too and Ctrl-C is ignored.
+    and the exit status is 130. A press during the last report lets it finish (it is
+    the run's summary); a second one there ends the process at once (a stderr nobody
+    reads can stall the report). After the report, SIGTERM ends the process at once
+    and Ctrl-C is ignored.
     A signal the parent set to be ignored stays ignored. (asyncio's own second Ctrl-C
     raised KeyboardInterrupt in the middle of the loop's clean-up, which then printed
     tracebacks or hung.)
@@ -181,9 +183,10 @@ def run_to_end(
     task: asyncio.Task[None] | None = None
     presses = 0
     reporting = False
+    presses_in_report = 0
 
     def on_signal(signum: int, frame: object) -> None:
-        nonlocal presses
+        nonlocal presses, presses_in_report
         presses += 1
         stats.interrupted = True
         if task is None:  # the run has not begun
@@ -192,7 +195,10 @@ def run_to_end(
             task.get_loop().call_soon_threadsafe(task.cancel)
             return
         if reporting:
-            _exit_now()
+            presses_in_report += 1
+            if presses_in_report > 1:
+                _exit_now()
+            return
         stats.elapsed = stats.elapsed or time.monotonic() - started
         _quit_now(writer, stats, report)
 
