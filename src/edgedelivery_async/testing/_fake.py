@@ -10,7 +10,7 @@ import threading
 from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 
@@ -18,12 +18,19 @@ from .._exceptions import ConfigurationError
 from . import _shapes
 from ._app import FakeApp
 from ._document import Document
-from ._faults import DroppedConnection, FaultRates, Faults, InjectedStatus, ShapedReply
+from ._faults import (
+    DroppedConnection,
+    FaultRates,
+    Faults,
+    InjectedStatus,
+    ShapedReply,
+    UnknownOperation,
+)
 from ._httpx import FakeTransport
 from ._inputs import json_or_none
 from ._rate_limit import RateLimit, TokenBuckets
-from ._replies import Reply
-from ._routes import Match, Route, Router, default_router
+from ._replies import Reply, json_reply, problem
+from ._routes import Match, NotAllowed, Route, Router, default_router
 from ._shapes import REDACTED, ReplyShape
 from ._state import State
 
@@ -58,6 +65,8 @@ class FakeEdgeDelivery(httpx.AsyncBaseTransport):
     body, 202 without a result, nulls, ...) with `reply_next`. Injected faults may use
     statuses the document does not declare.
     `document` serves another OpenAPI document (a mapping) instead of the shipped one.
+    `request_log_limit` is how many requests `requests` keeps (None: all of them); a
+    body over `MAX_RECORDED_BODY` bytes is recorded as a placeholder, not parsed.
     `rate_limit` limits each access key like a real API (a `RateLimit`, or a number of
     requests per second); `set_rate_limit` changes it during a run.
     """
@@ -68,16 +77,18 @@ class FakeEdgeDelivery(httpx.AsyncBaseTransport):
         *,
         seed: int | None = 0,
         pull_zones: int = 0,
-        request_log_limit: int = 10_000,
+        request_log_limit: int | None = 10_000,
         document: Mapping[str, Any] | None = None,
         rate_limit: RateLimit | float | None = None,
     ) -> None:
-        if not access_key:
-            raise ValueError("access_key must not be empty")
+        _check_key(access_key)
+        _check_count(pull_zones, "pull_zones", MAX_SEEDED)
+        if request_log_limit is not None:
+            _check_count(request_log_limit, "request_log_limit", None)
         self._buckets: TokenBuckets | None = None
         self._access_key = access_key
         self.state = State()
-        self.router = default_router() if document is None else Router(Document(document))
+        self.router = default_router() if document is None else _router_for(document)
         self.app = FakeApp(self.state, access_key, self.router)
         self.faults = Faults(seed, self.router.operation_ids())
         self._log: deque[RecordedRequest] = deque(maxlen=request_log_limit)
@@ -108,11 +119,15 @@ class FakeEdgeDelivery(httpx.AsyncBaseTransport):
 
     def add_script(self, id: int | None = None) -> int:
         """Add a compute script (next free integer id by default)."""
+        if id is not None:
+            _check_count(id, "a script id", None)
         with self._lock:
             return self.state.add_script(id)
 
     def add_app(self, id: str | None = None) -> str:
         """Add a container application (`app-N` by default)."""
+        if id is not None and not (isinstance(id, str) and id):
+            raise ConfigurationError(f"an app id is a non-empty string, not {id!r}")
         with self._lock:
             return self.state.add_app(id)
 
@@ -122,6 +137,10 @@ class FakeEdgeDelivery(httpx.AsyncBaseTransport):
         `template` is a request body (validated against the document); by default
         `{"name": "app", "image": "nginx:latest"}`.
         """
+        if template is not None and not isinstance(template, Mapping):
+            raise ConfigurationError(f"template is a ContainerTemplate_Add body, not {template!r}")
+        if app_id not in self.state.apps:
+            raise ConfigurationError(f"no app {app_id!r}: add it with add_app first")
         body = dict(template or {"name": "app", "image": "nginx:latest"})
         schema = self.router.route_for("ContainerTemplate_Add").operation.body_schema or {}
         problems = self.router.document.validate(schema, body)
@@ -155,6 +174,12 @@ class FakeEdgeDelivery(httpx.AsyncBaseTransport):
         is_public: bool = False,
     ) -> int:
         """Add a container registry; returns its integer id."""
+        texts = {"display_name": display_name, "host_name": host_name, "user_name": user_name}
+        for name, value in {**texts, "password": password}.items():
+            if not isinstance(value, str):
+                raise ConfigurationError(f"{name} is a string, not {type(value).__name__}")
+        if not isinstance(is_public, bool):
+            raise ConfigurationError(f"is_public is a bool, not {is_public!r}")
         with self._lock:
             return self.state.add_registry(
                 display_name,
@@ -166,31 +191,34 @@ class FakeEdgeDelivery(httpx.AsyncBaseTransport):
 
     def seed_pull_zones(self, count: int) -> None:
         """Pull zones 1..count, hostname `pz{id}.example.test`, shield zone `100000 + id`."""
+        _check_count(count, "count", MAX_SEEDED)
         with self._lock:
             self.state.seed_pull_zones(count)
 
     def set_upload_scanning(self, shield_zone_id: int, enabled: bool) -> None:
         """Turn upload scanning on or off for a shield zone."""
+        if not isinstance(enabled, bool):
+            raise ConfigurationError(f"enabled is a bool, not {enabled!r}")
         with self._lock:
-            if shield_zone_id not in self.state.shield_zones:
-                raise KeyError(f"no shield zone {shield_zone_id}")
+            _found(self.state.shield_zones, shield_zone_id, "shield zone")
             self.state.upload_scanning[shield_zone_id] = enabled
 
     # ---------------------------------------------------------------- read-back
     def force_ssl(self, pull_zone_id: int, hostname: str) -> bool:
         """The Force SSL flag of one hostname of a pull zone."""
-        stored = self.state.pull_zones[pull_zone_id].hostname(hostname)
+        zone = _found(self.state.pull_zones, pull_zone_id, "pull zone")
+        stored = zone.hostname(hostname) if isinstance(hostname, str) else None
         if stored is None:
             raise KeyError(f"pull zone {pull_zone_id} has no hostname {hostname!r}")
-        return self.state.pull_zones[pull_zone_id].force_ssl[stored]
+        return zone.force_ssl[stored]
 
     def hostnames(self, pull_zone_id: int) -> dict[str, bool]:
         """Every hostname of a pull zone with its Force SSL flag."""
-        return dict(self.state.pull_zones[pull_zone_id].force_ssl)
+        return dict(_found(self.state.pull_zones, pull_zone_id, "pull zone").force_ssl)
 
     def script_variables(self, script_id: int) -> list[dict[str, Any]]:
         """The variables of a script, in the order they were added."""
-        return copy.deepcopy(self.state.scripts[script_id])
+        return copy.deepcopy(_found(self.state.scripts, script_id, "script"))
 
     def dns_zones(self) -> list[dict[str, Any]]:
         """Every DNS zone as created (`Id`, `Domain`, `Records`)."""
@@ -198,33 +226,42 @@ class FakeEdgeDelivery(httpx.AsyncBaseTransport):
 
     def template(self, app_id: str, container_id: str) -> dict[str, Any]:
         """A container template as the API returns it."""
-        return copy.deepcopy(self.state.apps[app_id][container_id])
+        templates = _found(self.state.apps, app_id, "app")
+        return copy.deepcopy(_found(templates, container_id, "container template"))
 
     def templates(self, app_id: str) -> list[dict[str, Any]]:
         """Every container template of an app."""
-        return copy.deepcopy(list(self.state.apps[app_id].values()))
+        return copy.deepcopy(list(_found(self.state.apps, app_id, "app").values()))
 
     def environment(self, app_id: str, container_id: str) -> dict[str, str]:
-        """A template's environment variables as a name -> value mapping."""
-        variables = self.state.apps[app_id][container_id]["environmentVariables"]
-        return {item["name"]: item["value"] for item in variables}
+        """A template's environment variables as a name -> value mapping (an item without
+        a name is left out, one without a value reads as an empty string)."""
+        template = _found(_found(self.state.apps, app_id, "app"), container_id, "container")
+        variables = template.get("environmentVariables") or []
+        return {
+            item["name"]: item.get("value") or ""
+            for item in variables
+            if isinstance(item, dict) and isinstance(item.get("name"), str)
+        }
 
     def registry(self, registry_id: int) -> dict[str, Any]:
         """A registry record as ContainerRegistry_Get returns it (no whole password)."""
-        return self.state.registries[registry_id].record()
+        return _found(self.state.registries, registry_id, "registry").record()
 
     def has_registry_password(self, registry_id: int, password: str) -> bool:
         """Whether a registry holds this password (the fake never shows it whole)."""
-        stored = self.state.registries[registry_id].password
+        if not isinstance(password, str):
+            raise ConfigurationError(f"password is a string, not {type(password).__name__}")
+        stored = _found(self.state.registries, registry_id, "registry").password
         return hmac.compare_digest(stored.encode(), password.encode())
 
     def shield_zone(self, pull_zone_id: int) -> dict[str, Any]:
         """The shield zone configuration bound to a pull zone."""
-        return copy.deepcopy(self.state.shield_zones[self.state.shield_by_pull_zone[pull_zone_id]])
+        return copy.deepcopy(self.state.shield_zones[self.shield_zone_id_for(pull_zone_id)])
 
     def shield_zone_id_for(self, pull_zone_id: int) -> int:
         """The id of the shield zone bound to a pull zone."""
-        return self.state.shield_by_pull_zone[pull_zone_id]
+        return _found(self.state.shield_by_pull_zone, pull_zone_id, "shield zone for pull zone")
 
     @property
     def requests(self) -> list[RecordedRequest]:
@@ -288,7 +325,7 @@ class FakeEdgeDelivery(httpx.AsyncBaseTransport):
             self.faults.queue(DroppedConnection(after_processing), operation_id, times)
 
     def reply_next(self, operation_id: str, shape: ReplyShape, times: int = 1) -> None:
-        """Give the next `times` successful replies of `operation_id` a reply shape.
+        """Give the next `times` requests of `operation_id` a reply shape.
 
         Shapes (each read from the document; one that does not apply raises ValueError):
         `"success"` (unchanged), `"failure-in-body"` (a 2xx whose body reports failure by
@@ -296,12 +333,12 @@ class FakeEdgeDelivery(httpx.AsyncBaseTransport):
         example), `"nulls"` (every member null, objects nulled inside), `"unknown-enum"`
         (enum members given a value the document does not list), `"lowercase-timestamps"`
         (`date-time` members with lowercase `t` and `z`). The request is handled first:
-        one the fake refuses (auth, validation, not found) is answered as usual, and a
-        failure or accepted reply leaves the state unchanged. Queued with `fail_next` and
+        one the fake refuses (auth, validation, not found) is answered as usual and uses
+        up the shape (the queue stays first in, first out), and a failure or accepted
+        reply leaves the state unchanged. Queued with `fail_next` and
         `drop_next`, first in first out; `clear_faults` forgets it.
         """
-        if times < 1:
-            raise ValueError("times must be at least 1")
+        _check_times(times)
         with self._lock:
             why = _shapes.refusal(self._route(operation_id), self.router.document, shape)
             if why is not None:
@@ -319,13 +356,18 @@ class FakeEdgeDelivery(httpx.AsyncBaseTransport):
 
     # --------------------------------------------------------------- rate limit
     def set_rate_limit(self, rate_limit: RateLimit | float | None) -> None:
-        """Limit each key to a `RateLimit` (a number: that many per second), or None."""
+        """Limit each key to a `RateLimit` (a number: that many per second), or None.
+
+        A key keeps the tokens it has (at most the new burst): setting a limit again
+        never hands out a fresh burst."""
         if rate_limit is None:
             buckets = None
         else:
             limit = rate_limit if isinstance(rate_limit, RateLimit) else RateLimit(rate_limit)
             buckets = TokenBuckets(limit)
         with self._lock:
+            if buckets is not None and self._buckets is not None:
+                buckets.carry_over(self._buckets)
             self._buckets = buckets
 
     @property
@@ -402,10 +444,8 @@ class FakeEdgeDelivery(httpx.AsyncBaseTransport):
                     resolved.route, fault.status, "Injected fault.", raw_path,
                     key="fake.injected_fault", headers=extra,
                 )  # fmt: skip
-            elif shape is not None and isinstance(resolved, Match):
-                reply = self.app.shaped(shape, method, raw_path, resolved, lowered, body)
             else:
-                reply = self.app.answer(method, raw_path, resolved, lowered, body)
+                reply = self._answer(method, raw_path, resolved, lowered, body, shape)
         if isinstance(fault, DroppedConnection):
             self._record(method, raw_path, operation_id, lowered, body, None, "dropped")
             return fault
@@ -416,6 +456,27 @@ class FakeEdgeDelivery(httpx.AsyncBaseTransport):
         if limited:
             reply = Reply(reply.status, (*reply.headers, *limited), reply.body)
         return reply
+
+    def _answer(
+        self,
+        method: str,
+        raw_path: str,
+        resolved: Match | NotAllowed | None,
+        headers: dict[str, str],
+        body: bytes,
+        shape: str | None,
+    ) -> Reply:
+        """The app's reply; a fault of the fake itself (state a test seeded oddly) is a
+        500 in the operation's family, recorded as any reply, not an exception."""
+        try:
+            if shape is not None and isinstance(resolved, Match):
+                return self.app.shaped(shape, method, raw_path, resolved, headers, body)
+            return self.app.answer(method, raw_path, resolved, headers, body)
+        except Exception as exc:  # (any fault of the fake's own becomes a 500)
+            message = f"The fake failed: {type(exc).__name__}."
+            if isinstance(resolved, Match):
+                return self.app.error(resolved.route, 500, message, raw_path, key="fake.failed")
+            return json_reply(500, problem(500, message, raw_path.split("?")[0]))
 
     def transport(self) -> FakeTransport:
         """An httpx transport answering from this fake, for `httpx.AsyncClient(transport=...)`."""
@@ -431,6 +492,10 @@ class FakeEdgeDelivery(httpx.AsyncBaseTransport):
         """`async with fake.serve() as url:` serves on loopback; port 0 picks a free port."""
         from ._server import serve
 
+        if not (isinstance(host, str) and host):
+            raise ConfigurationError(f"host is a host name or address, not {host!r}")
+        if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
+            raise ConfigurationError(f"port is a whole number from 0 to 65535, not {port!r}")
         return serve(self, host, port)
 
     def _record(
@@ -445,10 +510,12 @@ class FakeEdgeDelivery(httpx.AsyncBaseTransport):
         shape: str | None = None,
     ) -> None:
         shown = {k: (REDACTED if k == "accesskey" else v) for k, v in headers.items()}
-        schema = None
-        if operation_id is not None:
+        payload: Any = None
+        if len(body) > MAX_RECORDED_BODY:
+            payload = f"<a body of {len(body):,} bytes, not kept>"
+        elif operation_id is not None:  # (no path of the document: nothing reads the body)
             schema = self.router.route_for(operation_id).operation.body_schema
-        payload = _shapes.redact_passwords(self.router.document, schema, json_or_none(body))
+            payload = _shapes.redact_passwords(self.router.document, schema, json_or_none(body))
         entry = RecordedRequest(
             method, raw_path, operation_id, shown, payload, status, fault, shape
         )
@@ -458,9 +525,65 @@ class FakeEdgeDelivery(httpx.AsyncBaseTransport):
     def _route(self, operation_id: str) -> Route:
         try:
             return self.router.route_for(operation_id)
-        except KeyError:
+        except (KeyError, TypeError):
             known = ", ".join(sorted(self.router.operation_ids()))
-            raise ValueError(f"unknown operation id {operation_id!r}; known: {known}") from None
+            message = f"unknown operation id {operation_id!r}; known: {known}"
+            raise UnknownOperation(message) from None
+
+
+_V = TypeVar("_V")
+
+#: The most pull zones `pull_zones=` and `seed_pull_zones` make (as `serve`'s option).
+MAX_SEEDED = 1_000_000
+#: A request body longer than this is recorded as a placeholder: a log of 10,000
+#: requests must not keep gigabytes of parsed JSON.
+MAX_RECORDED_BODY = 1 << 20
+
+
+def _check_key(key: object) -> None:
+    """An access key a client can send: a non-empty string of visible ASCII."""
+    if not isinstance(key, str) or not key:
+        raise ConfigurationError(f"access_key is a non-empty string, not {key!r}")
+    if not (key.isascii() and key.isprintable()) or key != key.strip():
+        raise ConfigurationError(
+            "access_key must be visible ASCII without spaces at its ends: no client could "
+            "send another in the AccessKey header"
+        )
+
+
+def _check_count(value: object, name: str, most: int | None) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ConfigurationError(f"{name} is a whole number of 0 or more, not {value!r}")
+    if most is not None and value > most:
+        raise ConfigurationError(f"{name} is at most {most:,}, not {value:,}")
+
+
+def _check_times(times: object) -> None:
+    if isinstance(times, bool) or not isinstance(times, int) or times < 1:
+        raise ConfigurationError(f"times must be a whole number of 1 or more, not {times!r}")
+
+
+def _found(store: Mapping[Any, _V], key: Any, what: str) -> _V:
+    """`store[key]`, or a KeyError that says what was not found."""
+    try:
+        return store[key]
+    except (KeyError, TypeError):  # (TypeError: an unhashable key)
+        raise KeyError(f"no {what} {key!r}") from None
+
+
+def _router_for(document: object) -> Router:
+    """A router for a caller's document; a ConfigurationError for one the fake cannot serve."""
+    if not isinstance(document, Mapping):
+        raise ConfigurationError(f"document is an OpenAPI document (a mapping), not {document!r}")
+    try:
+        router = Router(Document(document))
+        router.operation_ids()
+    except ConfigurationError:
+        raise
+    except (LookupError, TypeError, ValueError, AttributeError) as exc:
+        message = f"cannot serve this document: {type(exc).__name__}: {exc}"
+        raise ConfigurationError(message) from None
+    return router
 
 
 def _keys_given(headers: Mapping[str, str]) -> int:

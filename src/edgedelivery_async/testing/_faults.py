@@ -77,6 +77,13 @@ class ShapedReply:
 Fault = InjectedStatus | DroppedConnection | ShapedReply
 
 
+class UnknownOperation(ConfigurationError, KeyError):
+    """An operationId the document does not have (a KeyError too, as it was first)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
 @dataclass(slots=True)
 class _Queued:
     operation_id: str | None
@@ -138,8 +145,8 @@ class Faults:
 
     def _check(self, operation_id: str) -> str:
         if self._known is not None and operation_id not in self._known:
-            known = sorted(self._known)
-            raise KeyError(f"unknown operation id {operation_id!r}; known: {known}")
+            known = ", ".join(sorted(self._known))
+            raise UnknownOperation(f"unknown operation id {operation_id!r}; known: {known}")
         return operation_id
 
     def decide(self, operation_id: str) -> Decision:

@@ -111,6 +111,16 @@ class TokenBuckets:
         self._started: float | None = None
         self._prune_at = _PRUNE_AT
 
+    def carry_over(self, old: TokenBuckets) -> None:
+        """Start from `old`'s buckets, each refilled to now at the old limit and held to
+        this burst: a new limit (or the same one set again) is no fresh burst."""
+        now = self._clock()
+        size = self.limit.bucket_size
+        for key, bucket in old._buckets.items():
+            tokens = min(old.limit.bucket_size, bucket.tokens + old._refill(bucket.updated, now))
+            if tokens < size:
+                self._buckets[key] = _Bucket(tokens, now)
+
     def rate_now(self, now: float) -> float:
         """The rate in force at `now` (after any scheduled change)."""
         rate = self.limit.rate

@@ -165,11 +165,12 @@ def _add_template(fake: FakeEdgeDelivery, app: str, item: Any, where: str) -> No
     if wanted in templates:
         raise SeedError(f"{where}: template {wanted!r} exists in app {app!r}")
     made = _seed(where, fake.add_template, app, body or None)
-    # add_template takes no id. Its ids are tpl-1, tpl-2, ...: one of that form is reached
-    # by counting up, so that templates the API adds later do not take it again.
+    # add_template takes no id. Its ids are tpl-1, tpl-2, ...: one of that form is made
+    # by moving the count on, so that templates the API adds later do not take it again.
     number = _template_number(wanted)
-    while number is not None and (_template_number(made) or 0) < number:
+    if number is not None and (_template_number(made) or 0) < number:
         del templates[made]
+        fake.state.skip_ids("template", number - 1)
         made = _seed(where, fake.add_template, app, body or None)
     if wanted is None or wanted == made:
         return
@@ -192,10 +193,11 @@ def _add_registry(
     if wanted is not None and wanted in fake.state.registries:
         raise SeedError(f"{where}: registry {wanted} exists")
     made = fake.add_registry(**options)
-    # add_registry takes no id: registry ids count up, so count up to the one asked for,
-    # and later registries (from the API too) follow it.
-    while wanted is not None and made < wanted:
+    # add_registry takes no id: registry ids count up, so move the count on to the one
+    # asked for, and later registries (from the API too) follow it.
+    if wanted is not None and made < wanted:
         del fake.state.registries[made]
+        fake.state.skip_ids("registry", wanted - 1)
         made = fake.add_registry(**options)
     if wanted is not None and made != wanted:
         del fake.state.registries[made]

@@ -110,11 +110,22 @@ def shield_config(shield_zone_id: int, pull_zone_id: int, **overrides: Any) -> d
         "dDoSChallengeWindow": 1800,
         "whitelabelResponsePages": False,
     }
-    unknown = set(overrides) - set(config)
+    unknown = set(overrides) - set(config) | set(overrides) & {"shieldZoneId", "pullZoneId"}
     if unknown:
         raise TypeError(f"unknown shield zone fields: {', '.join(sorted(unknown))}")
-    config.update(overrides)
+    for name, value in overrides.items():
+        if not _same_kind(value, config[name]):
+            kind = type(config[name]).__name__
+            raise TypeError(f"shield zone field {name} is a {kind}, not {value!r}")
+    config.update(copy.deepcopy(overrides))
     return config
+
+
+def _same_kind(value: Any, default: Any) -> bool:
+    """Whether an override has the default's JSON type (a bool is no int here)."""
+    if isinstance(default, bool) or isinstance(value, bool):
+        return isinstance(value, bool) and isinstance(default, bool)
+    return isinstance(value, type(default))
 
 
 class State:
@@ -135,6 +146,10 @@ class State:
         """1, 2, 3, ... per kind of resource."""
         self._counters[kind] = self._counters.get(kind, 0) + 1
         return self._counters[kind]
+
+    def skip_ids(self, kind: str, last: int) -> None:
+        """Have `next_id(kind)` go on after `last` (a seed that asks for a given id)."""
+        self._counters[kind] = max(self._counters.get(kind, 0), last)
 
     # ------------------------------------------------------------------ seeding
     def add_pull_zone(self, id: int | None = None, hostnames: list[str] | None = None) -> int:
@@ -264,7 +279,7 @@ class State:
             )
         zone_id = self.next_id("dns_zone")
         records = [
-            {"Id": self.next_id("dns_record"), **copy.deepcopy(record)}
+            {**copy.deepcopy(record), "Id": self.next_id("dns_record")}  # (the fake's id)
             for record in body.get("Records") or []  # null is accepted (issue 11)
         ]
         self.dns_zones[zone_id] = {"Id": zone_id, "Domain": domain, "Records": records}
