@@ -26,7 +26,12 @@ def _handler(fake: Responder) -> web.Server:
             if request.transport is not None:
                 request.transport.abort()  # no reply at all: the client sees a disconnect
             raise asyncio.CancelledError
-        return web.Response(status=outcome.status, headers=list(outcome.headers), body=outcome.body)
+        response = web.Response(
+            status=outcome.status, headers=list(outcome.headers), body=outcome.body
+        )
+        if body is None:  # what is left of the body cannot be told from the next request
+            response.force_close()
+        return response
 
     return web.Server(handle, access_log=None)
 
