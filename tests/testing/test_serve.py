@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
+import socket
 import sys
 
 import aiohttp
@@ -95,3 +97,40 @@ async def test_cli_needs_an_access_key() -> None:
     _, err = await asyncio.wait_for(process.communicate(), timeout=20)
     assert process.returncode == 2
     assert b"--access-key" in err
+
+
+async def test_cli_serves_on_when_nobody_reads_its_output() -> None:
+    """The startup text into a pipe whose reader had gone ended the process with
+    "cannot serve on ...: Broken pipe", blaming the address."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader is gone before the first line
+    try:
+        process = await asyncio.create_subprocess_exec(
+            *CLI, "--host", "127.0.0.1", "--port", str(port), "--access-key", "k",
+            stdout=write_end,
+            stderr=asyncio.subprocess.PIPE,
+        )  # fmt: skip
+    finally:
+        os.close(write_end)
+    try:
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as http:
+            for _ in range(200):
+                assert process.returncode is None, await process.stderr.read()  # type: ignore[union-attr]
+                try:
+                    reply = await http.get("/shield/shield-zone/get-by-pullzone/1")
+                    break
+                except httpx.TransportError:
+                    await asyncio.sleep(0.05)
+            assert reply.status_code in (200, 404)
+    finally:
+        if process.returncode is None:
+            process.send_signal(signal.SIGTERM)
+        code = await asyncio.wait_for(process.wait(), timeout=20)
+    assert process.stderr is not None
+    stderr = await process.stderr.read()
+    assert code == 0, stderr
+    assert b"Broken pipe" not in stderr, stderr
+    assert b"Traceback" not in stderr, stderr

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import shlex
@@ -262,8 +263,18 @@ async def _serve(fake: FakeEdgeDelivery, host: str, port: int) -> None:
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     async with fake.serve(host, port) as url:
-        print(startup_text(fake, url), flush=True)
+        _say_started(startup_text(fake, url))
         await stop.wait()
+
+
+def _say_started(text: str) -> None:
+    """Print the startup text; a stdout that is closed, or a pipe nobody reads any more,
+    does not stop the serving (it was reported as "cannot serve on ...: Broken pipe")."""
+    try:
+        print(text, flush=True)
+    except (OSError, ValueError, AttributeError):  # (closed: ValueError; None: AttributeError)
+        with contextlib.suppress(OSError):  # nothing is flushed at exit into the broken pipe
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - for the rest of the process
 
 
 def startup_text(fake: FakeEdgeDelivery, url: str) -> str:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import signal
 from collections.abc import AsyncIterator
 
 from aiohttp import web
@@ -49,14 +48,3 @@ async def serve(fake: Responder, host: str = "127.0.0.1", port: int = 0) -> Asyn
         yield f"http://{shown}:{bound_port}"
     finally:
         await runner.cleanup()
-
-
-async def serve_until_stopped(fake: Responder, host: str, port: int) -> None:
-    """Serve, print the URL (one line), and stop cleanly on SIGINT or SIGTERM."""
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
-    async with serve(fake, host, port) as url:
-        print(f"serving {url}", flush=True)
-        await stop.wait()
