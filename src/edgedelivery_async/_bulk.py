@@ -14,11 +14,16 @@ import time
 from collections import deque
 from collections.abc import AsyncGenerator, AsyncIterable, Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from ._exceptions import ConfigurationError, EdgeDeliveryError, InvalidRequestError
 from ._rate_control import SLOWEST_RATE
 from ._schema import Problem
+
+#: The most calls a bulk run makes at once (as many connections as a pool can hold); a
+#: higher `concurrency` means this. The source is read that far ahead of what has been
+#: yielded, so this also bounds the memory a run holds.
+MOST_CONCURRENCY = 65_536
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -46,6 +51,8 @@ class BulkProgress:
     succeeded: int = 0
     failed: int = 0
     started_at: float = field(default_factory=time.monotonic)
+    unfinished: list[Any] = field(default_factory=list)
+    """The keys whose calls a cancelled run stopped before their results (to run again)."""
 
     @property
     def done(self) -> int:
@@ -55,7 +62,7 @@ class BulkProgress:
     @property
     def in_flight(self) -> int:
         """Keys read from the source whose result has not been yielded yet."""
-        return self.started - self.done
+        return self.started - self.done - len(self.unfinished)
 
     @property
     def elapsed(self) -> float:
@@ -138,6 +145,7 @@ async def fan_out(
     """
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
         raise ConfigurationError("concurrency must be a positive integer")
+    concurrency = min(concurrency, MOST_CONCURRENCY)  # (read 10**100 ahead, ids filled memory)
     if progress is not None and not isinstance(progress, BulkProgress):
         raise ConfigurationError("progress must be a BulkProgress (or None)")
     if not callable(call):
@@ -150,7 +158,7 @@ async def fan_out(
     finished: deque[BulkResult[K, V]] = deque()  # results not yet yielded, oldest first
     waiter: asyncio.Future[None] | None = None  # set while the loop below waits
     space: asyncio.Future[None] | None = None  # set while the feeder waits for a place
-    tasks: set[asyncio.Task[None]] = set()
+    tasks: dict[asyncio.Task[None], K] = {}  # the calls not yet ended, with their keys
     read_key, await_key = _key_readers(keys)
     exhausted = False
     source_error: BaseException | None = None  # raised once the keys read so far have results
@@ -187,6 +195,7 @@ async def fan_out(
             result = BulkResult(key, error=failed)
         calling -= 1
         finished.append(result)
+        del tasks[asyncio.current_task()]  # type: ignore[arg-type]
         wake()
         if exhausted and finishing is not None and finishing_error is None:
             try:
@@ -200,8 +209,7 @@ async def fan_out(
         in_flight += 1
         calling += 1
         task = loop.create_task(run(key))
-        tasks.add(task)
-        task.add_done_callback(tasks.discard)
+        tasks[task] = key  # (until `run` has its result: a task stopped first stays)
 
     async def feed(next_key: Callable[[], Awaitable[K]]) -> None:
         """Read an async source beside the calls, never more than `concurrency` ahead."""
@@ -273,7 +281,8 @@ async def fan_out(
                 closing = True  # at shutdown), where yielding again would be an error
                 raise
     except asyncio.CancelledError:
-        # Stop what is in flight, then hand over every result that had finished.
+        # Stop what is in flight, then hand over every result that had finished (the keys
+        # of the calls stopped go to `unfinished`, below: none is lost).
         await _stop(feeder, tasks)
         while finished and not closing:
             result = finished.popleft()
@@ -285,6 +294,8 @@ async def fan_out(
         raise
     finally:
         await _stop(feeder, tasks)
+        # (cancelled, left early, or closed) the calls stopped before their results
+        counters.unfinished.extend(tasks.values())
 
 
 def _cancelled() -> bool:
@@ -294,7 +305,7 @@ def _cancelled() -> bool:
     return task is None or task.cancelling() > 0
 
 
-async def _stop(feeder: asyncio.Task[None] | None, tasks: set[asyncio.Task[None]]) -> None:
+async def _stop(feeder: asyncio.Task[None] | None, tasks: Iterable[asyncio.Task[None]]) -> None:
     """Cancel the feeder and the calls in flight, and wait until they have ended."""
     pending = [task for task in (feeder, *tasks) if task is not None and not task.done()]
     for task in pending:
@@ -326,6 +337,10 @@ def _key_readers(
 ) -> tuple[Callable[[], K] | None, Callable[[], Awaitable[K]] | None]:
     """How to read the next key: directly from a sync iterator (StopIteration at its end),
     with no coroutine per key, or awaited from an async one (StopAsyncIteration)."""
+    if isinstance(keys, str | bytes | bytearray | memoryview):
+        shown = f"not a {type(keys).__name__} (it would be read one character at a time)"
+        problem = Problem("keys", f"must be a collection of keys, {shown}")
+        raise InvalidRequestError("fan_out", [problem])
     try:
         if isinstance(keys, AsyncIterable):
             return None, aiter(keys).__anext__

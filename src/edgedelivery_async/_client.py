@@ -100,7 +100,7 @@ class EdgeDeliveryClient(Resources):
         retry: RetryPolicy | None = None,
         default_headers: Mapping[str, str] | None = None,
         http_client: httpx.AsyncClient | None = None,
-        max_connections: int = 100,
+        max_connections: int | None = None,
         allow_insecure_http: bool = False,
         transport: str = "aiohttp",
         max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
@@ -119,7 +119,8 @@ class EdgeDeliveryClient(Resources):
         url = base_url if base_url is not None else os.environ.get(BASE_URL_ENV, "")
         if http_client is not None and not _is_httpx_client(http_client):
             raise ConfigurationError("http_client must be an httpx.AsyncClient")
-        check_limits(max_connections, max_response_bytes)
+        pool = _DEFAULT_POOL if max_connections is None else max_connections
+        check_limits(pool, max_response_bytes)
         if rate_control is not None and not isinstance(rate_control, RateControl):
             raise ConfigurationError("rate_control must be a RateControl(...) (or None)")
         stack: Transport
@@ -127,11 +128,17 @@ class EdgeDeliveryClient(Resources):
             refuse_with_http_client(
                 proxy=proxy, trust_env=trust_env, verify=verify, session=session
             )
+            if transport != "aiohttp" or max_connections is not None:
+                which = "transport" if transport != "aiohttp" else "max_connections"
+                raise ConfigurationError(
+                    f"{which}= does not apply to your http_client=: set its limits on the"
+                    " httpx.AsyncClient"
+                )
             stack = HttpxTransport(http_client, max_response_bytes=max_response_bytes)
         else:
             stack = make_transport(
                 transport,
-                max_connections=max_connections,
+                max_connections=pool,
                 max_response_bytes=max_response_bytes,
                 proxy=proxy,
                 trust_env=trust_env,
@@ -152,6 +159,7 @@ class EdgeDeliveryClient(Resources):
             refused = None
         if refused is not None:  # raised here, the message that held the key is no context
             raise refused
+        engine.pool_fixed = max_connections is not None
         options = _options(
             CallOptions(),
             timeout=timeout,
@@ -232,7 +240,8 @@ class EdgeDeliveryClient(Resources):
         Closing the copy leaves the pool open; close the original when done.
         """
         copy = object.__new__(EdgeDeliveryClient)
-        merged = {**self._options.headers, **_check_headers(headers or {})}
+        added = _check_headers(headers) if headers is not None else {}
+        merged = {**self._options.headers, **added}
         options = _options(
             self._options,
             timeout=timeout,
@@ -286,6 +295,9 @@ class EdgeDeliveryClient(Resources):
 
 
 _DEFAULTS = CallOptions()
+# Connections a pool opens unless `max_connections` says; a bulk run's concurrency
+# raises it (a `max_connections` the caller set is kept as the most).
+_DEFAULT_POOL = 100
 # Header names whose values are credentials of some kind: shown as '***' in reprs.
 _SECRET_HEADER = re.compile(r"auth|key|token|secret|password|cookie|session|signature", re.I)
 

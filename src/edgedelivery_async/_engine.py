@@ -71,6 +71,7 @@ class Engine:
         self.base_url = check_base_url(base_url, allow_insecure_http=allow_insecure_http)
         self.access_key = access_key
         self.transport = transport
+        self.pool_fixed = False  # the caller set max_connections: bulk runs keep to it
         self.rate = RateController(rate_control if rate_control is not None else RateControl())
         self._origin = origin(self.base_url)
 

@@ -55,6 +55,8 @@ class AccessKey:
             _configuration_error("access_key must be a non-empty string")
         if not value.isascii() or not value.isprintable():
             _configuration_error("access_key must be printable ASCII (no line breaks)")
+        if value != value.strip():  # (httpx refused the header, the others stripped it)
+            _configuration_error("access_key must not begin or end with a space")
         raw = value.encode("ascii")
         self._length = len(raw)
         self._mask = int.from_bytes(secrets.token_bytes(self._length), "big")

@@ -101,8 +101,10 @@ class ClientRuntime:
         return self.options.telemetry
 
     def reserve_connections(self, count: int) -> None:
-        """Let the pool open `count` connections at once (bulk runs)."""
-        self.engine.transport.reserve_connections(count)
+        """Let the pool open `count` connections at once (bulk runs), unless the caller
+        set `max_connections`: then that is the most, whatever a run's concurrency."""
+        if not self.engine.pool_fixed:
+            self.engine.transport.reserve_connections(count)
 
     def finishing(self, remaining: int) -> None:
         """A bulk run has read its last key and has `remaining` calls left."""

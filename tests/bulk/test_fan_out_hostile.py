@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 
 import pytest
 
@@ -19,7 +19,7 @@ from edgedelivery_async import (
     collect,
     fan_out,
 )
-from edgedelivery_async._bulk import RateLimiter
+from edgedelivery_async._bulk import MOST_CONCURRENCY, RateLimiter
 from edgedelivery_async.testing import FakeEdgeDelivery
 
 KEY = "fake-access-key"
@@ -161,3 +161,129 @@ def test_a_run_left_by_break_closes_quietly_when_the_loop_ends(
 
 async def _all(results: AsyncIterator[object]) -> list:  # type: ignore[type-arg]
     return [result async for result in results]
+
+
+@pytest.mark.parametrize("keys", ["123", b"12", bytearray(b"12"), memoryview(b"12")])
+async def test_a_string_of_ids_is_refused_not_read_per_character(keys: object) -> None:
+    """`map("42")` read ids 4 and 2, and sent their requests."""
+    with pytest.raises(InvalidRequestError, match="one character at a time"):
+        await _all(fan_out(echo, keys))  # type: ignore[arg-type]
+
+
+async def test_a_huge_concurrency_reads_the_source_no_further_ahead_than_a_pool_holds() -> None:
+    """concurrency=10**100 read a whole source of 200,000 ids before the first result."""
+    read = 0
+
+    def source() -> Iterator[int]:
+        nonlocal read
+        for key in range(200_000):
+            read += 1
+            yield key
+
+    results = fan_out(echo, source(), concurrency=10**100)
+    await anext(results)
+    await results.aclose()
+    assert read <= MOST_CONCURRENCY + 1
+
+
+async def test_a_cancelled_run_names_the_keys_it_stopped() -> None:
+    """The calls in flight when the run was cancelled got no result, and nothing said
+    which keys they were; `in_flight` still counted them after the run."""
+    gate = asyncio.Event()
+
+    async def call(key: int) -> int:
+        if key % 2:
+            await gate.wait()  # odd keys never end
+        return key
+
+    progress = BulkProgress()
+    got: list[int] = []
+    five = asyncio.Event()
+
+    async def consume() -> None:
+        async for result in fan_out(call, range(10), progress=progress):
+            got.append(result.key)
+            if len(got) == 5:
+                five.set()
+
+    task = asyncio.create_task(consume())
+    await five.wait()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert sorted(got) == [0, 2, 4, 6, 8]
+    assert sorted(progress.unfinished) == [1, 3, 5, 7, 9]
+    assert progress.in_flight == 0
+    assert progress.started == progress.done + len(progress.unfinished)
+
+
+async def test_a_run_left_early_names_the_keys_it_stopped() -> None:
+    async def call(key: int) -> int:
+        if key:
+            await asyncio.sleep(60)
+        return key
+
+    progress = BulkProgress()
+    results = fan_out(call, range(4), progress=progress)
+    async for _ in results:
+        break
+    await results.aclose()
+    assert sorted(progress.unfinished) == [1, 2, 3]
+    assert progress.in_flight == 0
+
+
+def test_an_access_key_with_spaces_at_its_ends_is_refused() -> None:
+    """httpx refused the header (a "connection failure", retried twice); aiohttp, wreq
+    and reqwest stripped it: one key, two behaviours."""
+    for key in (" k3y", "k3y ", "k3y\t"):
+        with pytest.raises(ConfigurationError) as refused:
+            EdgeDeliveryClient(access_key=key, base_url="https://api.edge.test")
+        assert "k3y" not in str(refused.value)
+
+
+@pytest.mark.parametrize("headers", [[], 0, "", False])
+def test_with_options_refuses_headers_that_are_not_a_mapping(headers: object) -> None:
+    client = EdgeDeliveryClient(access_key=KEY, base_url="https://api.edge.test")
+    with pytest.raises(ConfigurationError, match="mapping"):
+        client.with_options(headers=headers)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("option", [{"transport": "wreq"}, {"transport": "bogus"},
+                                    {"max_connections": 5}])  # fmt: skip
+def test_settings_your_http_client_ignores_are_refused(option: dict[str, object]) -> None:
+    import httpx
+
+    with pytest.raises(ConfigurationError, match="http_client"):
+        EdgeDeliveryClient(
+            access_key=KEY, base_url="https://api.edge.test",
+            http_client=httpx.AsyncClient(), **option,  # type: ignore[arg-type]
+        )  # fmt: skip
+
+
+@pytest.mark.parametrize("transport", ["aiohttp", "wreq", "reqwest"])
+async def test_a_max_connections_the_caller_set_holds_in_bulk_runs(transport: str) -> None:
+    """A bulk run raised the pool to its concurrency: max_connections=2 let 18 requests
+    out at once, and the client kept the bigger pool for later calls."""
+    fake = FakeEdgeDelivery(KEY)
+    fake.seed_pull_zones(40)
+    fake.set_faults(latency=0.02)
+    at_once = most = 0
+    respond = fake.respond
+
+    async def counting(*args: object, **kwargs: object) -> object:
+        nonlocal at_once, most
+        at_once += 1
+        most = max(most, at_once)
+        try:
+            return await respond(*args, **kwargs)  # type: ignore[arg-type]
+        finally:
+            at_once -= 1
+
+    fake.respond = counting  # type: ignore[method-assign]
+    async with (
+        fake.serve() as url,
+        EdgeDeliveryClient(KEY, url, transport=transport, max_connections=2) as client,
+    ):
+        results = await _all(client.shield.get_zone_by_pull_zone.map(range(1, 41), concurrency=40))
+        assert all(result.ok for result in results)
+        assert most <= 2
