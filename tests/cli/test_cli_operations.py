@@ -397,6 +397,15 @@ def test_non_positive_ids_are_refused_before_sending(
     assert served.fake.requests == []
 
 
+@pytest.mark.parametrize("bad_id", ["-31", "-12345"])
+def test_a_negative_id_is_named_whole(cli: Run, served: Served, bad_id: str) -> None:
+    # click names only "-3" of "-31" as the unknown option
+    result = cli(*served.options, "registries", "get", bad_id)
+    assert result.code == 2, result.err
+    assert f"{bad_id} is not an id" in plain(result.err)
+    assert served.fake.requests == []
+
+
 def test_plain_http_refusal_names_the_cli_option(cli: Run) -> None:
     result = cli(
         "--base-url", "http://api.example.net", "--access-key", KEY, "registries", "get", "1"

@@ -114,15 +114,19 @@ class Command(TyperCommand):
         return pieces
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        given = list(args)  # (click's parser consumes `args`)
         try:
             return super().parse_args(ctx, args)
         except click.NoSuchOption as error:
-            if _NEGATIVE_NUMBER.fullmatch(error.option_name) and any(
+            # click names only the first two characters of "-31" ("-3"): name the token
+            token = next(
+                (arg for arg in given if arg.startswith(error.option_name)), error.option_name
+            )
+            if _NEGATIVE_NUMBER.fullmatch(token) and any(
                 isinstance(param.type, PositiveId) for param in self.params
             ):
                 raise click.UsageError(
-                    f"{error.option_name} is not an id: ids are positive integers (1 or more)",
-                    ctx,
+                    f"{token} is not an id: ids are positive integers (1 or more)", ctx
                 ) from None
             raise
 
