@@ -59,9 +59,16 @@ def test_api_error_exits_1_with_the_sdks_message(cli: Run, served: Served) -> No
 def test_add_variable(cli: Run, served: Served) -> None:
     served.fake.add_script(5)
     result = cli(
-        *served.options, "compute", "add-variable", "5",
-        "--name", "API_URL", "--required", "--default-value", "https://x.example",
-    )  # fmt: skip
+        *served.options,
+        "compute",
+        "add-variable",
+        "5",
+        "--name",
+        "API_URL",
+        "--required",
+        "--default-value",
+        "https://x.example",
+    )
     assert result.code == 0, result.err
     body = result.json()
     assert body["Name"] == "API_URL"
@@ -156,9 +163,19 @@ def test_add_template_from_file(cli: Run, served: Served, tmp_path: Path) -> Non
 def test_add_template_from_flags(cli: Run, served: Served) -> None:
     served.fake.add_app("app-1")
     result = cli(
-        *served.options, "containers", "add-template", "app-1",
-        "--name", "web", "--image", "nginx:1.27", "--env", "A=1", "-e", "B=two=2",
-    )  # fmt: skip
+        *served.options,
+        "containers",
+        "add-template",
+        "app-1",
+        "--name",
+        "web",
+        "--image",
+        "nginx:1.27",
+        "--env",
+        "A=1",
+        "-e",
+        "B=two=2",
+    )
     assert result.code == 0, result.err
     template_id = result.json()["id"]
     assert served.fake.environment("app-1", template_id) == {"A": "1", "B": "two=2"}
@@ -198,9 +215,16 @@ def test_set_env_replaces_the_whole_set(cli: Run, served: Served, tmp_path: Path
     path = tmp_path / "env.json"
     path.write_text('{"FROM_FILE": "f", "BOTH": "file"}')
     result = cli(
-        *served.options, "containers", "set-env", "app-1", template_id,
-        "BOTH=arg", "EMPTY=", "--file", str(path),
-    )  # fmt: skip
+        *served.options,
+        "containers",
+        "set-env",
+        "app-1",
+        template_id,
+        "BOTH=arg",
+        "EMPTY=",
+        "--file",
+        str(path),
+    )
     assert result.code == 0, result.err
     assert served.fake.environment("app-1", template_id) == {
         "FROM_FILE": "f",
@@ -421,9 +445,19 @@ def test_plain_http_refusal_names_the_cli_option(cli: Run) -> None:
 
 def test_allow_insecure_http_reaches_the_client(cli: Run) -> None:
     result = cli(
-        "--allow-insecure-http", "--base-url", "http://192.0.2.1:9", "--access-key", KEY,
-        "--timeout", "0.3", "--max-retries", "0", "registries", "get", "1",
-    )  # fmt: skip
+        "--allow-insecure-http",
+        "--base-url",
+        "http://192.0.2.1:9",
+        "--access-key",
+        KEY,
+        "--timeout",
+        "0.3",
+        "--max-retries",
+        "0",
+        "registries",
+        "get",
+        "1",
+    )
     assert result.code == 1  # sent (and failed to connect): not refused
     assert "refusing" not in result.err
 
@@ -484,6 +518,24 @@ def test_json_options_are_parsed_and_checked(cli: Run, served: Served) -> None:
         result = cli(*served.options, "dns-zones", "add", "--domain", "b.example", "--records", bad)
         assert result.code == 2
         assert message in plain(result.err)
+
+
+def test_bad_json_text_is_not_echoed(cli: Run, served: Served) -> None:
+    # a registry password in text that does not parse stays out of the message
+    given = '{"userName": "u", "password": "hunter2-Secret"'
+    result = cli(
+        *served.options,
+        "registries",
+        "add",
+        "--display-name",
+        "x",
+        "--password-credentials",
+        given,
+    )
+    assert result.code == 2
+    assert "is not valid JSON" in plain(result.err)
+    assert "hunter2" not in result.err
+    assert served.fake.requests == []
 
 
 def test_enum_options_are_choices(cli: Run, served: Served) -> None:

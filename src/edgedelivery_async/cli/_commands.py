@@ -364,10 +364,8 @@ class GeneratedCommand:
             return value
         try:
             parsed = json.loads(value)
-        except ValueError as exc:
-            raise typer.BadParameter(
-                f"{value[:200]!r} is not valid JSON: {exc}", param_hint=item.label
-            ) from None
+        except ValueError as exc:  # (the text itself is not echoed: it may hold a password)
+            raise typer.BadParameter(f"is not valid JSON: {exc}", param_hint=item.label) from None
         except RecursionError:
             raise typer.BadParameter(
                 "is not usable JSON: nested too deeply", param_hint=item.label
