@@ -538,6 +538,13 @@ def test_bad_json_text_is_not_echoed(cli: Run, served: Served) -> None:
     assert served.fake.requests == []
 
 
+def test_null_is_taken_where_the_document_allows_it(cli: Run, served: Served) -> None:
+    # DnsZoneCreate.Records is `nullable: true`
+    result = cli(*served.options, "dns-zones", "add", "--domain", "n.example", "--records", "null")
+    assert result.code == 0, result.err
+    assert served.fake.requests[-1].json == {"Domain": "n.example", "Records": None}
+
+
 def test_enum_options_are_choices(cli: Run, served: Served) -> None:
     result = cli(*served.options, "registries", "add", "--display-name", "x", "--type", "nope")
     assert result.code == 2

@@ -371,6 +371,8 @@ class GeneratedCommand:
                 "is not usable JSON: nested too deeply", param_hint=item.label
             ) from None
         expected = _JSON_KINDS.get(item.json_kind)
+        if parsed is None and item.input.schema.get("nullable") is True:
+            return None  # the document allows null here
         if expected is not None and not isinstance(parsed, expected):
             raise typer.BadParameter(f"must be a JSON {item.json_kind}", param_hint=item.label)
         return parsed
