@@ -258,6 +258,17 @@ def test_a_closed_stdout_is_refused_before_anything_is_read(served: Served) -> N
     assert served.fake.requests_for("ShieldZone_GetByPullZone") == []
 
 
+@pytest.mark.parametrize(
+    "args", [("--version",), ("--help",), ("registries", "get", "--help")], ids=" ".join
+)
+def test_version_and_help_to_a_closed_stdout_fail(args: tuple[str, ...]) -> None:
+    # as a result does: they printed nothing and exited 0
+    done = run_script(*args, stdout=None, preexec_fn=lambda: os.close(1))
+    assert done.returncode == 1, done.stderr
+    assert "error: cannot write stdout: stdout is closed" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
 def test_a_piped_line_too_long_stops_at_that_line(served: Served) -> None:
     served.fake.seed_pull_zones(2)
     ids = "1\n#" + "x" * 2_000_000 + "\n2\n"

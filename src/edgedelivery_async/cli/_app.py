@@ -18,7 +18,7 @@ from ._commands import CONTEXT_SETTINGS, Command, build_groups
 from ._demo import demo_command
 from ._dump import dump_command
 from ._options import Settings
-from ._output import INTERRUPTED, forget_said, said, say
+from ._output import INTERRUPTED, ClosedStdout, forget_said, said, say
 
 MOST_RETRIES = 100  # --max-retries at most
 
@@ -141,6 +141,9 @@ def run(argv: Sequence[str] | None = None) -> int:
     """Run the application; returns its exit status instead of exiting."""
     args = list(argv) if argv is not None else sys.argv[1:]
     forget_said()
+    closed = None
+    if sys.stdout is None:  # `>&-`: what would be printed fails (not lost with status 0)
+        closed = sys.stdout = ClosedStdout()
     try:
         app(args=args, prog_name="edgedelivery")
     except SystemExit as done:
@@ -161,6 +164,9 @@ def run(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:  # help or usage text (typer's, through rich) that stdout refused
         say(f"error: cannot write stdout: {exc.strerror or exc}")
         return 1
+    finally:
+        if closed is not None and sys.stdout is closed:
+            sys.stdout = None
     return 0
 
 

@@ -7,6 +7,7 @@ message, which never contains the access key.
 from __future__ import annotations
 
 import errno
+import io
 import json
 import math
 import os
@@ -54,6 +55,26 @@ def say(text: str) -> None:
         stream.flush()
     except (OSError, ValueError):  # (ValueError: a closed file) nowhere left to say it
         pass
+
+
+class ClosedStdout(io.TextIOBase):
+    """Stands for a closed stdout (`>&-`, where Python's `sys.stdout` is None) while the
+    command line runs: every write fails, so the version, help and results all say
+    "stdout is closed" with status 1 instead of vanishing with status 0."""
+
+    encoding = "utf-8"
+
+    def write(self, text: str) -> int:
+        raise OSError("stdout is closed")
+
+    @property
+    def buffer(self) -> Any:  # (a binary result)
+        raise OSError("stdout is closed")
+
+
+def stdout_closed() -> bool:
+    """Whether stdout is closed (see `ClosedStdout`)."""
+    return sys.stdout is None or isinstance(sys.stdout, ClosedStdout)
 
 
 def json_text(value: Any, stream: IO[str] | None, **options: Any) -> str:
@@ -241,7 +262,7 @@ class LineWriter:
         if path is None:
             return cls(None, owned=False)
         if path == "-":
-            if sys.stdout is None:
+            if stdout_closed():
                 raise typer.BadParameter("stdout is closed: give a file", param_hint="-o")
             return cls(sys.stdout, owned=False)
         try:
