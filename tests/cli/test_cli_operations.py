@@ -489,13 +489,20 @@ def test_body_file_gives_the_fields(cli: Run, served: Served, tmp_path: Path) ->
     assert served.fake.force_ssl(42, "cdn.example.com") is True
 
 
+def test_a_missing_flag_pair_is_named_whole(cli: Run, served: Served) -> None:
+    result = cli(*served.options, "pull-zones", "set-force-ssl", "42", "--hostname", "h.example")
+    assert result.code == 2
+    assert "Missing option '--on/--off'" in plain(result.err)
+    assert served.fake.requests == []
+
+
 @pytest.mark.parametrize(
     ("body", "extra", "message"),
     [
         ('{"Hostname": "a.example", "ForceSSL": true}', ["--hostname", "b"], "cannot be combined"),
         ('{"Hostname": "a.example", "ForceSSL": true, "X": 1}', [], "unknown member(s) X"),
         ('["not", "an", "object"]', [], "must hold a JSON object"),
-        ('{"Hostname": "a.example"}', [], "Missing option '--on'"),
+        ('{"Hostname": "a.example"}', [], "Missing option '--on/--off'"),
     ],
 )
 def test_body_file_mistakes_are_usage_errors(

@@ -432,7 +432,9 @@ class GeneratedCommand:
     @staticmethod
     def _missing(ctx: typer.Context, name: str) -> click.MissingParameter:
         param = next((p for p in ctx.command.params if p.name == name), None)
-        return click.MissingParameter(ctx=ctx, param=param)
+        flags = getattr(param, "secondary_opts", None)  # a flag pair: name both, --on/--off
+        hint = repr("/".join([*param.opts, *flags])) if param is not None and flags else None
+        return click.MissingParameter(ctx=ctx, param=param, param_hint=hint)
 
     # ---------------------------------------------------------------- typer
     def callback(self) -> Callable[..., None]:
