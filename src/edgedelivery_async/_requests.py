@@ -98,7 +98,9 @@ def encode_body(schema: dict[str, Any], body: Any, problems: list[Problem]) -> b
     if isinstance(body, KeywordBody) and isinstance(wire, dict):
         wire = _drop_unsendable_nulls(schema, wire)
     flagged = {problem.field for problem in body_problems}
-    body_problems.extend(p for p in validate(schema, wire) if p.field not in flagged)
+    body_problems.extend(
+        p for p in validate(schema, wire, exact_integers=True) if p.field not in flagged
+    )
     content = None
     if not body_problems:
         try:
@@ -206,7 +208,7 @@ def _parameter_values(
     elif isinstance(value, Mapping | bytes | bytearray):
         problems.append(Problem(param.name, f"a {type(value).__name__} cannot be sent here"))
         return []
-    found = validate(param.schema, _plain(wire))
+    found = validate(param.schema, _plain(wire), exact_integers=True)
     if found:
         problems.extend(Problem(param.name, p.message) for p in found)
         return []

@@ -196,9 +196,15 @@ def reply_media(op: dict[str, Any], resolve: Any) -> tuple[str, str]:
     return ("text" if text else "binary"), ", ".join(kinds)
 
 
-def validate(schema: dict[str, Any], instance: Any) -> list[Problem]:
-    """Every way `instance` breaks `schema` (an OpenAPI schema of the document)."""
-    validator = _validator(json.dumps(schema, sort_keys=True))
+def validate(
+    schema: dict[str, Any], instance: Any, *, exact_integers: bool = False
+) -> list[Problem]:
+    """Every way `instance` breaks `schema` (an OpenAPI schema of the document).
+
+    With `exact_integers` (the SDK's own requests) an integral float such as 1.0 or 1e3
+    is not an integer: it would be sent as a float. JSON Schema alone takes it (the fake).
+    """
+    validator = _validator(json.dumps(schema, sort_keys=True), exact_integers)
     try:
         errors = sorted(validator.iter_errors(instance), key=lambda e: list(map(str, e.path)))
         return [Problem(_field(error), _message(error)) for error in errors]
@@ -286,11 +292,25 @@ def path_parameter(
 
 
 @functools.cache
-def _validator(schema_json: str) -> jsonschema.protocols.Validator:
+def _validator(schema_json: str, exact_integers: bool = False) -> jsonschema.protocols.Validator:
     import jsonschema
 
     schema = _to_json_schema(json.loads(schema_json))
-    return jsonschema.Draft202012Validator(schema, registry=_registry())
+    kind: Any = _exact_validator() if exact_integers else jsonschema.Draft202012Validator
+    validator: jsonschema.protocols.Validator = kind(schema, registry=_registry())
+    return validator
+
+
+@functools.cache
+def _exact_validator() -> Any:
+    """Draft 2020-12 where an integer is an int (not a bool, not an integral float)."""
+    import jsonschema
+
+    base = jsonschema.Draft202012Validator
+    checker = base.TYPE_CHECKER.redefine(
+        "integer", lambda _, value: isinstance(value, int) and not isinstance(value, bool)
+    )
+    return jsonschema.validators.extend(base, type_checker=checker)  # type: ignore[no-untyped-call]
 
 
 @functools.cache

@@ -545,6 +545,15 @@ def test_bad_json_text_is_not_echoed(cli: Run, served: Served) -> None:
     assert served.fake.requests == []
 
 
+def test_an_integral_float_in_json_is_refused_before_sending(cli: Run, served: Served) -> None:
+    records = '[{"Ttl": 1.0, "PullZoneId": 9.2e18}]'  # went out as "Ttl":1.0
+    result = cli(*served.options, "dns-zones", "add", "--domain", "f.example", "--records", records)
+    assert result.code == 2
+    assert "Records[0].Ttl: 1.0 is not of type 'integer'" in plain(result.err)
+    assert "Records[0].PullZoneId" in plain(result.err)
+    assert served.fake.requests == []
+
+
 def test_null_is_taken_where_the_document_allows_it(cli: Run, served: Served) -> None:
     # DnsZoneCreate.Records is `nullable: true`
     result = cli(*served.options, "dns-zones", "add", "--domain", "n.example", "--records", "null")

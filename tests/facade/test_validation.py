@@ -187,6 +187,31 @@ async def test_endpoint_pull_zone_id(recorder_client: Any, pull_zone_id: Any, me
     assert error.errors == [FieldError("endpoints[0].cdn.pullZoneId", message)]
 
 
+@pytest.mark.parametrize("value", [1.0, 1e3, 9.2e18, -0.0])
+async def test_an_integral_float_is_no_integer(recorder_client: Any, value: float) -> None:
+    """It went out as a float ("Ttl":1.0): JSON Schema alone takes 1.0 for an integer."""
+    error = await invalid(
+        recorder_client,
+        lambda c: c.dns_zones.add(domain="example.com", records=[{"Ttl": value}]),
+    )
+    assert error.errors == [
+        FieldError("Records[0].Ttl", f"{value!r} is not of type 'integer', 'null'")
+    ]
+    error = await invalid(recorder_client, template(endpoints=[{"cdn": {"pullZoneId": value}}]))
+    assert fields(error) == {"endpoints[0].cdn.pullZoneId"}
+
+
+def test_an_integral_float_is_no_integer_in_a_query() -> None:
+    from edgedelivery_async._requests import encode_query
+    from edgedelivery_async._schema import Parameter
+
+    param = Parameter("page", {"type": "integer"}, required=False, explode=True)
+    problems: list[Any] = []
+    assert encode_query((param,), {"page": 2.0}, problems) == ""
+    assert [str(p) for p in problems] == ["page: 2.0 is not of type 'integer'"]
+    assert encode_query((param,), {"page": 2}, problems) == "?page=2"
+
+
 async def test_endpoint_pull_zone_id_in_a_model(recorder_client: Any) -> None:
     endpoint = models.EndpointCreate(cdn=models.EndpointCdn(pull_zone_id=True))  # type: ignore[arg-type]
     error = await invalid(recorder_client, template(endpoints=[{"displayName": "a"}, endpoint]))
