@@ -7,6 +7,10 @@ change a result silently: it reads an integer beyond 64 bits as a float. A body 
 run of 19 or more digits therefore goes to the standard library, and so does every body
 orjson refuses (NaN, a byte order mark, UTF-16, lone surrogates, very deep nesting), so
 the standard library decides those as before.
+
+A reply nested deeper than `MAX_DEPTH` levels is refused (`TooDeep`, a ValueError): no
+reply of this API comes near it, and such data breaks the caller's own code (`json.dumps`
+raises RecursionError on it).
 """
 
 from __future__ import annotations
@@ -19,12 +23,29 @@ from typing import Any
 _DIGIT_RUNS = bytes(0x39 if 0x30 <= byte <= 0x39 else 0x78 for byte in range(256))
 _LONG_NUMBER = b"9" * 19  # 2**63 has 19 digits; orjson keeps every shorter integer exact
 
+# Arrays and objects nested in a reply, at most: the document's deepest result nests 7.
+MAX_DEPTH = 128
+
+
+class TooDeep(ValueError):
+    """A body nested deeper than `MAX_DEPTH` levels."""
+
+
 _fast: Callable[[bytes], Any] | None = None
 _looked = False
 
 
 def loads(content: bytes) -> Any:
-    """`content` parsed as JSON, exactly as `json.loads` would (raises `ValueError`)."""
+    """`content` parsed as JSON, exactly as `json.loads` would (raises `ValueError`, and
+    `TooDeep` past `MAX_DEPTH` levels)."""
+    value = _loads(content)
+    # Fewer brackets than the cap cannot nest past it (a count in C: no walk at all).
+    if content.count(b"[") + content.count(b"{") > MAX_DEPTH and _deeper(value, MAX_DEPTH):
+        raise TooDeep(f"nested more than {MAX_DEPTH} levels deep")
+    return value
+
+
+def _loads(content: bytes) -> Any:
     fast = _fast if _looked else _find_fast()
     if fast is not None and _LONG_NUMBER not in content.translate(_DIGIT_RUNS):
         try:
@@ -35,6 +56,19 @@ def loads(content: bytes) -> Any:
         return json.loads(content.decode())
     except ValueError:  # a BOM, UTF-16/32, or not JSON: json's own reading decides
         return json.loads(content)
+
+
+def _deeper(value: Any, limit: int) -> bool:
+    """Whether arrays and objects nest more than `limit` levels in `value` (no recursion)."""
+    stack = [(value, 1)] if isinstance(value, dict | list) else []
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            return True
+        for child in item.values() if isinstance(item, dict) else item:
+            if isinstance(child, dict | list):
+                stack.append((child, depth + 1))
+    return False
 
 
 def _find_fast() -> Callable[[bytes], Any] | None:

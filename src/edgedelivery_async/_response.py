@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Generic, NoReturn, Protocol, TypeVar
 if TYPE_CHECKING:
     import httpx
 
-from . import _shape
+from . import _json, _shape
 from ._exceptions import AcceptedWithoutResultError, APIResponseValidationError, APIResultError
 from ._http import RawResponse
 from ._schema import Operation
@@ -71,6 +71,9 @@ def json_body(raw: RawResponse) -> Any:
         return None
     try:
         return raw.json()
+    except _json.TooDeep as exc:
+        text = raw.content[:200].decode("utf-8", errors="replace")
+        raise APIResponseValidationError(raw, text, message=f"the reply is {exc}") from None
     except (ValueError, RecursionError):
         text = raw.content[:200].decode("utf-8", errors="replace")
         raise APIResponseValidationError(raw, text, message="the reply is not JSON") from None
