@@ -391,3 +391,60 @@ def test_a_second_ctrl_c_in_a_call_prints_no_traceback(caplog: pytest.LogCapture
     gc.collect()
     assert stats.interrupted
     assert "never retrieved" not in caplog.text
+
+
+def deeper_than_json_can_write() -> list[Any]:
+    """A value nested past Python's recursion limit: json.dumps raises RecursionError."""
+    import sys
+
+    value: list[Any] = []
+    for _ in range(sys.getrecursionlimit() + 100):
+        value = [value]
+    return value
+
+
+def test_a_result_json_cannot_write_is_that_pull_zones_failure(
+    cli: Run, served: Served, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The SDK refuses replies that deep; should one get through, the dump wrote nothing
+    and ended with a RecursionError traceback, no summary."""
+    from edgedelivery_async.cli import _dump
+
+    served.fake.seed_pull_zones(3)
+    real = _dump.to_jsonable
+    deep = deeper_than_json_can_write()
+
+    def to_jsonable(value: Any) -> Any:
+        return deep if getattr(value, "pull_zone_id", None) == 2 else real(value)
+
+    monkeypatch.setattr(_dump, "to_jsonable", to_jsonable)
+    result = cli(*served.options, "shield", "dump", "-p", "1-3", "--concurrency", "1")
+    assert result.code == 1, result.err
+    lines = by_id(result.lines())
+    assert set(lines) == {1, 2, 3}
+    assert lines[1]["ok"]
+    assert lines[3]["ok"]
+    assert lines[2] == {
+        "pullZoneId": 2,
+        "ok": False,
+        "error": {
+            "type": "ResultNotWritable",
+            "status": None,
+            "message": "the result is nested too deeply to write as JSON",
+        },
+    }
+    summary = result.err.strip().splitlines()[-1]
+    assert "3 pull zones: 2 succeeded, 1 failed (ResultNotWritable 1)" in summary
+
+
+def test_a_result_json_cannot_write_is_an_error(capsys: pytest.CaptureFixture[str]) -> None:
+    import typer
+
+    from edgedelivery_async.cli._output import print_json
+
+    with pytest.raises(typer.Exit) as info:
+        print_json({"deep": deeper_than_json_can_write()})
+    assert info.value.exit_code == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert "error: cannot write the result: the result is nested too deeply" in captured.err

@@ -28,9 +28,11 @@ from ._options import settings
 from ._output import (
     FAILED,
     INTERRUPTED,
+    NOT_WRITABLE,
     OK,
     USAGE,
     LineWriter,
+    NotWritable,
     error_record,
     say,
     to_jsonable,
@@ -52,6 +54,20 @@ def record(result: BulkResult[int, ShieldZoneConfig]) -> dict[str, Any]:
     if result.error is None:
         return {"pullZoneId": result.key, "ok": True, "configuration": to_jsonable(result.value)}
     return {"pullZoneId": result.key, "ok": False, "error": error_record(result.error)}
+
+
+def _write(writer: LineWriter, result: BulkResult[int, ShieldZoneConfig]) -> tuple[str, str | None]:
+    """Write one pull zone's line: (the line, the failure's type or None when it was read).
+
+    A configuration too deeply nested to write as JSON is that pull zone's failure, and
+    the run goes on.
+    """
+    try:
+        line = writer.write(record(result))
+    except (NotWritable, RecursionError):  # (RecursionError: the model's to_dict())
+        error = {"type": "ResultNotWritable", "status": None, "message": NOT_WRITABLE}
+        return writer.write({"pullZoneId": result.key, "ok": False, "error": error}), error["type"]
+    return line, None if result.error is None else type(result.error).__name__
 
 
 async def dump(
@@ -97,17 +113,17 @@ async def dump(
         ):
             async for result in results:
                 try:
-                    line = writer.write(record(result))
+                    line, failure = _write(writer, result)
                 except BrokenPipeError:
                     stats.output_closed = True
                     break
                 except OSError:  # a full disk, an I/O error: `writer.error` says which
                     break
-                if result.error is None:
+                if failure is None:
                     stats.succeeded += 1
                 else:
                     stats.failed += 1
-                    stats.errors_by_type[type(result.error).__name__] += 1
+                    stats.errors_by_type[failure] += 1
                 if on_result is not None:
                     on_result(result, line)
     except asyncio.CancelledError:

@@ -77,11 +77,26 @@ def stdout_closed() -> bool:
     return sys.stdout is None or isinstance(sys.stdout, ClosedStdout)
 
 
+class NotWritable(ValueError):
+    """A result too deeply nested to write as JSON (json.dumps would raise RecursionError)."""
+
+
+NOT_WRITABLE = "the result is nested too deeply to write as JSON"
+
+
 def json_text(value: Any, stream: IO[str] | None, **options: Any) -> str:
     """`value` as JSON that `stream` can take: its text as it is, unless the stream's
     encoding cannot hold it (a lone surrogate from a reply's "\\ud800", or "café" on an
     ASCII terminal); then with \\u escapes, the same JSON. A reply's NaN or Infinity,
-    which JSON has no spelling for (Python's parser reads them), is written as null."""
+    which JSON has no spelling for (Python's parser reads them), is written as null.
+    Data nested past Python's recursion limit raises `NotWritable`."""
+    try:
+        return _json_text(value, stream, **options)
+    except RecursionError:
+        raise NotWritable(NOT_WRITABLE) from None
+
+
+def _json_text(value: Any, stream: IO[str] | None, **options: Any) -> str:
     try:
         text = json.dumps(value, ensure_ascii=False, allow_nan=False, **options)
     except ValueError:
@@ -129,7 +144,12 @@ def print_json(value: Any) -> None:
             out.buffer.write(value)
             out.buffer.flush()
             return
-        out.write(json_text(to_jsonable(value), out, indent=2) + "\n")
+        try:
+            text = json_text(to_jsonable(value), out, indent=2)
+        except (NotWritable, RecursionError):  # (RecursionError: a model's to_dict())
+            say(f"error: cannot write the result: {NOT_WRITABLE}")
+            raise typer.Exit(FAILED) from None
+        out.write(text + "\n")
         out.flush()
     except OSError as exc:
         if isinstance(exc, BrokenPipeError):
