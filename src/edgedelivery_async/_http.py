@@ -134,24 +134,27 @@ def _scrubbed_json(value: Any, key: str) -> Any:
 
 
 _PIECE = 8  # characters: a run of the key this long, or longer, is masked too
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def _forms(key: str) -> tuple[str, ...]:
+    """The key as a server may quote it, lower-cased: as it is, and percent-encoded
+    (`quote`, `quote_plus`); compared without case, so "%2a" and a lower-cased key count."""
+    from urllib.parse import quote, quote_plus
+
+    forms = (key, quote(key, safe=""), quote(key), quote_plus(key, safe=""))
+    return tuple(dict.fromkeys(form.lower() for form in forms))
 
 
 def _masked(text: str, key: str) -> str:
     """`text` with the key, and every run of `_PIECE` or more of its characters (a
-    server may quote it shortened, "abcd1234..."), as ***; `text` itself if none is there."""
-    if key in text:
-        text = text.replace(key, "***")
-    if len(key) <= _PIECE:
-        return text
+    server may quote it shortened, "abcd1234..."), as ***; the same for its percent-encoded
+    forms, in any case (`_forms`). `text` itself if none is there."""
+    # ASCII letters only: the key is ASCII, and str.lower() may change a text's length
+    lowered = text.lower() if text.isascii() else text.translate(_ASCII_LOWER)
     spans: list[tuple[int, int]] = []
-    for offset in range(len(key) - _PIECE + 1):
-        start = text.find(key[offset : offset + _PIECE])
-        while start != -1:
-            end, at = start + _PIECE, offset + _PIECE
-            while end < len(text) and at < len(key) and text[end] == key[at]:
-                end, at = end + 1, at + 1
-            spans.append((start, end))
-            start = text.find(key[offset : offset + _PIECE], start + 1)
+    for form in _forms(key):
+        spans += _found(lowered, form)
     if not spans:
         return text
     parts, last = [], 0
@@ -164,6 +167,27 @@ def _masked(text: str, key: str) -> str:
         last = end
     parts.append(text[last:])
     return "".join(parts)
+
+
+def _found(text: str, form: str) -> list[tuple[int, int]]:
+    """Where `form` is in `text`, whole or as a run of `_PIECE` or more of its characters."""
+    spans: list[tuple[int, int]] = []
+    start = text.find(form)
+    while start != -1:
+        spans.append((start, start + len(form)))
+        start = text.find(form, start + 1)
+    if len(form) <= _PIECE:
+        return spans
+    for offset in range(len(form) - _PIECE + 1):
+        piece = form[offset : offset + _PIECE]
+        start = text.find(piece)
+        while start != -1:
+            end, at = start + _PIECE, offset + _PIECE
+            while end < len(text) and at < len(form) and text[end] == form[at]:
+                end, at = end + 1, at + 1
+            spans.append((start, end))
+            start = text.find(piece, start + 1)
+    return spans
 
 
 def _configuration_error(message: str) -> NoReturn:

@@ -412,3 +412,38 @@ def test_scrubbing_keeps_a_json_body_json(key: str) -> None:
     assert AccessKey(key).scrub(raw)
     assert raw.json() == {"error": {"message": "key *** is bad", "***": ["***", 1, None]}}
     assert not AccessKey(key).scrub(raw)  # nothing left to find
+
+
+ODD_KEY = "k3y.*+?[x]$(Secret) /~"
+
+
+def _quoted_forms(key: str) -> dict[str, str]:
+    from urllib.parse import quote, quote_plus
+
+    return {
+        "percent": quote(key, safe=""),
+        "percent-lower-hex": quote(key, safe="").replace("%2A", "%2a").replace("%2B", "%2b"),
+        "quote-plus": quote_plus(key),
+        "lower-case": key.lower(),
+        "upper-case": key.upper(),
+        "percent-lower-case": quote(key, safe="").lower(),
+    }
+
+
+@pytest.mark.parametrize("form", list(_quoted_forms(ODD_KEY)))
+async def test_key_not_in_errors_that_quote_it_encoded_or_in_another_case(form: str) -> None:
+    """A key quoted back percent-encoded (a query string's echo) or in another case got
+    through the masking: the error printed it."""
+    quoted = _quoted_forms(ODD_KEY)[form]
+    assert quoted != ODD_KEY
+    reply = httpx.Response(
+        401, text=f"key {quoted} rejected", headers={"X-Echo": f"k={quoted}; ok"}
+    )
+    async with mock_client(Recorder(reply), max_retries=0, access_key=ODD_KEY) as client:
+        with pytest.raises(APIError) as info:
+            await client.shield.get_upload_scanning(7)
+    error = info.value
+    shown = f"{error} {error.response.text} {error.headers} {error.body!r}"
+    assert quoted not in shown
+    assert "key *** rejected" in error.response.text
+    assert error.headers["x-echo"] == "k=***; ok"
