@@ -146,7 +146,9 @@ class Engine:
             event = None
             if hooks.on_request or hooks.on_response or hooks.on_retry:
                 try:
-                    event = await self._request_hooks(request, hooks, operation_id, retries)
+                    event = await self._request_hooks(
+                        request, hooks, operation_id, retries, redirects > 0
+                    )
                 except BaseException:
                     rate.landed()  # admitted, never sent
                     raise
@@ -187,7 +189,10 @@ class Engine:
             if trace is not None:
                 trace.attempt_ended(reply.status, None)
             if event is not None and hooks.on_response:
-                response = ResponseEvent(event, reply.status, reply.headers, reply.elapsed)
+                headers = reply.headers  # (masked: a server may echo the key)
+                if request.access_key is not None:
+                    headers = request.access_key.masked_headers(headers)
+                response = ResponseEvent(event, reply.status, headers, reply.elapsed)
                 await _hooks.run(hooks.on_response, response)
             if log.isEnabledFor(logging.DEBUG):
                 log.debug(
@@ -234,11 +239,22 @@ class Engine:
             await asyncio.sleep(delay)
 
     async def _request_hooks(
-        self, request: RawRequest, hooks: Hooks, operation_id: str | None, attempt: int
+        self,
+        request: RawRequest,
+        hooks: Hooks,
+        operation_id: str | None,
+        attempt: int,
+        redirected: bool,
     ) -> RequestEvent:
-        """Run the request hooks; the headers they leave are the attempt's headers."""
+        """Run the request hooks; the headers they leave are the attempt's headers.
+
+        A URL a redirect gave is shown with the key masked (a server may put it there).
+        """
         headers = dict(request.headers)
-        event = RequestEvent(operation_id, request.method, request.url, headers, attempt)
+        url = request.url
+        if redirected and request.access_key is not None:
+            url = request.access_key.masked_text(url)
+        event = RequestEvent(operation_id, request.method, url, headers, attempt)
         if hooks.on_request:
             await _hooks.run(hooks.on_request, event)
             request.headers = _hook_headers(event.headers)

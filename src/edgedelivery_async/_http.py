@@ -78,15 +78,9 @@ class AccessKey:
         """
         key = self.reveal()
         found = False
-        if any(
-            _masked(name, key) is not name or _masked(value, key) is not value
-            for name, value in reply.headers.items()
-        ):  # (a name may quote it too: `X-Bad-<key>: 1`)
-            import multidict  # (aiohttp's; on the error path only)
-
-            reply.headers = multidict.CIMultiDict(
-                (_masked(name, key), _masked(value, key)) for name, value in reply.headers.items()
-            )
+        headers = _masked_headers(reply.headers, key)
+        if headers is not reply.headers:
+            reply.headers = headers
             found = True
         content = _scrubbed_body(reply.content, key)
         if content is not None:
@@ -94,10 +88,32 @@ class AccessKey:
             found = True
         return found
 
+    def masked_headers(self, headers: Mapping[str, str]) -> Mapping[str, str]:
+        """`headers` with the key as *** in names and values (a server may echo it), for
+        hooks; `headers` itself when it is not there."""
+        return _masked_headers(headers, self.reveal())
+
+    def masked_text(self, text: str) -> str:
+        """`text` with the key as *** (a URL a redirect gave), for hooks."""
+        return _masked(text, self.reveal())
+
     def __repr__(self) -> str:
         return "AccessKey('***')"
 
     __str__ = __repr__
+
+
+def _masked_headers(headers: Mapping[str, str], key: str) -> Mapping[str, str]:
+    """`headers` with the key masked in names and values; `headers` itself if it is in none."""
+    # One search over all of them (a key holds no line break, so no match spans two)
+    joined = "\n".join(f"{name}\n{value}" for name, value in headers.items())
+    if _masked(joined, key) is joined:
+        return headers
+    import multidict  # (aiohttp's)
+
+    return multidict.CIMultiDict(
+        (_masked(name, key), _masked(value, key)) for name, value in headers.items()
+    )
 
 
 def _scrubbed_body(content: bytes, key: str) -> bytes | None:

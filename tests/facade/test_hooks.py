@@ -64,6 +64,35 @@ async def test_a_hook_that_adds_a_header_and_never_sees_the_key() -> None:
     assert "accesskey" not in {name.lower() for name in seen[0]}
 
 
+async def test_hooks_never_see_a_key_the_server_echoes() -> None:
+    """A reply header echoing the key reached on_response hooks as it came, and a URL a
+    redirect gave (`?k=<key>`) reached on_request hooks: they see *** there now."""
+    seen: list[str] = []
+    hooks = Hooks(
+        on_request=lambda event: seen.append(f"{event.url} {event.headers}"),
+        on_response=lambda event: seen.append(repr(dict(event.headers))),
+        on_retry=lambda event: seen.append(f"{event.request.url} {event.reason!r}"),
+    )
+
+    def reply(request: httpx.Request) -> httpx.Response:
+        key = request.headers["AccessKey"]
+        if "k=" not in str(request.url):
+            return httpx.Response(302, headers={"Location": f"{request.url.path}?k={key}"})
+        echo = {"X-Echo": key, f"X-Seen-{key.lower()}": "1"}
+        if len(recorder.requests) == 2:
+            return httpx.Response(503, headers={**echo, "Retry-After": "0"})
+        return httpx.Response(200, json={"data": SHIELD_CONFIG}, headers=echo)
+
+    recorder = Recorder(reply)
+    async with mock_client(recorder, hooks=hooks) as client:
+        await client.shield.get_zone_by_pull_zone(42)
+    assert len(recorder.requests) == 3  # the redirect, a retried 503, the result
+    assert len(seen) == 7
+    assert all(KEY not in text and KEY.lower() not in text for text in seen)
+    assert "?k=***" in seen[2]
+    assert "'x-echo': '***'" in seen[-1].lower()
+
+
 async def test_retry_hooks_see_each_retry() -> None:
     retries: list[RetryEvent] = []
     responses: list[int] = []
