@@ -3,17 +3,18 @@
 The document declares pagination once (codegen/README.md, Pagination): the page query
 parameter, the array member holding a page's items and, optionally, the boolean member
 saying more pages follow. `method.iterate(...)` then yields the items of every page, from
-the first (or the `page` given), in order, each page once. The guarantees:
+the first (or the `page` given), in order. The guarantees:
 
-- It ends. It stops cleanly after a page whose "more" member is not true, after a page
-  without items (also when "more" says true: there is nothing left to read), and, when
-  the document declares no "more" member, after a page that repeats an earlier one (a
-  server that answers past the end with its last page).
-- It never loops, and never ends short in silence. A page that repeats an earlier one
-  while the server says more pages follow (it ignores the page number, or cycles)
-  raises `APIResponseValidationError`, after the items already yielded: the pages that
-  would have followed cannot be read, so the iteration says so instead of ending short.
-  So does a page without its items member (or with null there) while "more" says true.
+- It ends. It stops cleanly after a page whose "more" member is not true, and, when the
+  document declares no "more" member, after a page without items or a page identical to
+  the one before it (a server that answers past the end with its last page).
+- It never loops, and never ends short in silence. These raise
+  `APIResponseValidationError`, after the items already yielded, instead: a page
+  identical to the one before it while the server says more pages follow (it ignores
+  the page number); a page without items, or without its items member (or null there),
+  while "more" says true; and more than `MAX_PAGES` pages (a server that never stops
+  saying more follow, cycles through pages, or ignores the page number while changing
+  its items, a timestamp say). Equal pages that are not next to each other are read.
 - Pages are numbered, so a list that changes while it is read can shift across them:
   an item may then come twice, or not at all, as with any paging by number.
 - Each page is one call with the client's retries, rate control and timeouts. An error
@@ -36,6 +37,9 @@ from ._schema import Problem
 
 Page = Callable[..., Awaitable[APIResponse[Any]]]
 
+# Pages one iteration reads at most: a million items at 100 a page.
+MAX_PAGES = 10_000
+
 
 async def pages(
     call: Page,
@@ -55,44 +59,49 @@ async def pages(
     if isinstance(page, bool) or not isinstance(page, int):
         problem = Problem(argument, f"must be an integer page number, got {page!r}")
         raise InvalidRequestError(operation_id, [problem])
-    seen: dict[bytes, int] = {}  # a digest of each page's items -> its page number
-    yielded = 0
+    previous: bytes | None = None  # a digest of the previous page's items
+    yielded = read = 0
     while True:
         reply = await call(*args, **{**kwargs, argument: page})
+        read += 1
         result = reply.parsed
         found = _member(result, rule.get("items"))
         more = _member(result, rule["has-more"]) is True if rule.get("has-more") else None
-        if not isinstance(found, list | tuple):
+        items = list(found) if isinstance(found, list | tuple) else None
+        if not items:
             if not more:
                 return
+            what = "no items" if items is not None else f"no {rule.get('items')}"
             raise APIResponseValidationError(
                 reply.raw,
                 None,
-                message=f"{operation_id}: page {page} has no {rule.get('items')} while the "
-                f"reply's {rule['has-more']} says more pages follow; stopped after {yielded} "
-                "items",
+                message=f"{operation_id}: page {page} has {what} while the reply's "
+                f"{rule['has-more']} says more pages follow; stopped after {yielded} items",
             )
-        items = list(found)
-        if not items:
-            return
         fingerprint = hashlib.blake2b(repr(items).encode(), digest_size=16).digest()
-        earlier = seen.get(fingerprint)
-        if earlier is not None:
-            if more is None:  # no "more" member: a repeated page is the end
+        if fingerprint == previous:
+            if more is None:  # no "more" member: the last page again is the end
                 return
             raise APIResponseValidationError(
                 reply.raw,
                 None,
-                message=f"{operation_id}: page {page} repeats page {earlier} while the reply's "
-                f"{rule['has-more']} says more pages follow (does the server ignore "
+                message=f"{operation_id}: page {page} repeats page {page - 1} while the "
+                f"reply's {rule['has-more']} says more pages follow (does the server ignore "
                 f"{rule.get('page', argument)!r}?); stopped after {yielded} items",
             )
-        seen[fingerprint] = page
+        previous = fingerprint
         for item in items:
             yield item
         yielded += len(items)
         if more is False:
             return
+        if read >= MAX_PAGES:
+            raise APIResponseValidationError(
+                reply.raw,
+                None,
+                message=f"{operation_id}: more than {MAX_PAGES} pages, the most one "
+                f"iteration reads; stopped after {yielded} items",
+            )
         page += 1
 
 

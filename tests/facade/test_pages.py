@@ -8,7 +8,7 @@ from typing import Any
 import attrs
 import pytest
 
-from edgedelivery_async import APIResponseValidationError, InvalidRequestError
+from edgedelivery_async import APIResponseValidationError, InvalidRequestError, _pages
 from edgedelivery_async._http import RawResponse
 from edgedelivery_async._pages import pages
 from edgedelivery_async._response import APIResponse
@@ -92,14 +92,53 @@ async def test_a_server_that_ignores_the_page_number_never_loops() -> None:
     assert calls == [1, 2]
 
 
-async def test_a_server_that_cycles_through_pages_never_loops() -> None:
+async def test_a_server_that_cycles_through_pages_never_loops(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(_pages, "MAX_PAGES", 10)
+
     async def call(**kwargs: Any) -> Any:
         return reply({"Items": [kwargs["page"] % 3], "HasMoreItems": True})
 
     found: list[Any] = []
-    with pytest.raises(APIResponseValidationError, match="page 4 repeats page 1"):
+    with pytest.raises(APIResponseValidationError, match="more than 10 pages"):
         await _into(found, call, RULE)
-    assert found == [1, 2, 0]
+    assert found == [1, 2, 0, 1, 2, 0, 1, 2, 0, 1]
+
+
+@pytest.mark.parametrize("rule", [RULE, {**RULE, "has-more": None}], ids=["more", "no more"])
+async def test_a_server_that_ignores_the_page_number_and_changes_items_never_loops(
+    monkeypatch: pytest.MonkeyPatch, rule: dict[str, Any]
+) -> None:
+    """Each page told apart by a timestamp: repeats were looked for by content, so it
+    looped for ever."""
+    monkeypatch.setattr(_pages, "MAX_PAGES", 25)
+    calls: list[int] = []
+
+    async def call(**kwargs: Any) -> Any:
+        calls.append(kwargs["page"])
+        return reply({"Items": [{"Id": 1, "fetchedAt": len(calls)}], "HasMoreItems": True})
+
+    found: list[Any] = []
+    with pytest.raises(APIResponseValidationError, match="more than 25 pages"):
+        await _into(found, call, rule)
+    assert len(found) == 25
+    assert calls == list(range(1, 26))
+
+
+def test_the_page_cap_is_ten_thousand() -> None:
+    assert _pages.MAX_PAGES == 10_000
+
+
+async def test_equal_pages_apart_are_read() -> None:
+    """Page 3 equal to page 1 raised 'page 3 repeats page 1' (or ended the iteration
+    without a "more" member): pages that are not next to each other may be equal."""
+    pages_of = {1: ["A"], 2: ["B"], 3: ["A"], 4: ["C"]}
+    call, _ = server(pages_of)
+    assert await _all(call, RULE) == ["A", "B", "A", "C"]
+    no_more = {k: v for k, v in RULE.items() if k != "has-more"}
+    call, _ = server(pages_of)
+    assert await _all(call, no_more) == ["A", "B", "A", "C"]
 
 
 async def test_without_a_more_member_a_repeated_page_ends_cleanly() -> None:
@@ -111,9 +150,13 @@ async def test_without_a_more_member_a_repeated_page_ends_cleanly() -> None:
     assert await _all(call, rule) == [1, 2, 3]
 
 
-async def test_an_empty_page_ends_even_when_more_is_said_to_follow() -> None:
-    call, calls = server({1: [1, 2], 2: []}, more=True)
-    assert await _all(call, RULE) == [1, 2]
+async def test_an_empty_page_while_more_is_said_to_follow_does_not_end_short() -> None:
+    """It ended there in silence: the pages after it were never read."""
+    call, calls = server({1: [1, 2], 2: [], 3: [3]}, more=True)
+    found: list[Any] = []
+    with pytest.raises(APIResponseValidationError, match="page 2 has no items while"):
+        await _into(found, call, RULE)
+    assert found == [1, 2]
     assert [c["page"] for c in calls] == [1, 2]
 
 

@@ -189,14 +189,15 @@ async def test_a_server_that_ignores_the_page_number_raises_and_never_loops(
     assert isinstance(caught.value, EdgeDeliveryError)
 
 
-async def test_more_said_with_an_empty_page_ends_cleanly(server: LoopbackServer) -> None:
+async def test_more_said_with_an_empty_page_raises(server: LoopbackServer) -> None:
     async def empty(request: web.Request) -> web.StreamResponse:
         return web.json_response({"Items": [], "HasMoreItems": True})
 
     server.replies.extend([listing(500), empty])
     found: list[Any] = []
     async with open_client("aiohttp", KEY, server.base_url) as client:
-        await collect(client, found)
+        with pytest.raises(APIResponseValidationError, match="page 2 has no items while"):
+            await collect(client, found)
     assert found == list(range(100))
     assert len(server.requests) == 2
 
