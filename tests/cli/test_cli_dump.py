@@ -394,13 +394,26 @@ def test_a_second_ctrl_c_in_a_call_prints_no_traceback(caplog: pytest.LogCapture
 
 
 def deeper_than_json_can_write() -> list[Any]:
-    """A value nested past Python's recursion limit: json.dumps raises RecursionError."""
+    """A value nested so deep that json.dumps raises RecursionError, compact or indented.
+    (How deep depends on the version: 3.11's C encoder stops at the recursion limit,
+    3.12's near 2,000 levels, 3.13's near 10,000.)"""
+    import json
     import sys
 
-    value: list[Any] = []
-    for _ in range(sys.getrecursionlimit() + 100):
-        value = [value]
-    return value
+    depth = sys.getrecursionlimit() + 100
+    while True:
+        value: list[Any] = []
+        for _ in range(depth):
+            value = [value]
+        for options in ({}, {"indent": 2}, {"ensure_ascii": False, "separators": (",", ":")}):
+            try:
+                json.dumps(value, **options)
+            except RecursionError:
+                continue
+            break
+        else:
+            return value
+        depth *= 2
 
 
 def test_a_result_json_cannot_write_is_that_pull_zones_failure(
