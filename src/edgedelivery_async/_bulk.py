@@ -20,9 +20,10 @@ from ._exceptions import ConfigurationError, EdgeDeliveryError, InvalidRequestEr
 from ._rate_control import SLOWEST_RATE
 from ._schema import Problem
 
-#: The most calls a bulk run makes at once (as many connections as a pool can hold); a
-#: higher `concurrency` means this. The source is read that far ahead of what has been
-#: yielded, so this also bounds the memory a run holds.
+#: The most calls a bulk run makes at once, and the most connections a pool holds
+#: (`max_connections`, one connection a call); a higher `concurrency` means this. The
+#: source is read that far ahead of what has been yielded, so this also bounds the
+#: memory a run holds.
 MOST_CONCURRENCY = 65_536
 
 K = TypeVar("K")

@@ -248,12 +248,11 @@ class BoundEndpoint(Generic[P, T]):
 
         Every key yields exactly one `BulkResult`. See `fan_out` for the guarantees.
         """
-        from ._bulk import fan_out
-        from ._transport import MOST_CONNECTIONS
+        from ._bulk import MOST_CONCURRENCY, fan_out
 
         runtime = self._instance._runtime
         if isinstance(concurrency, int) and not isinstance(concurrency, bool) and concurrency > 0:
-            runtime.reserve_connections(min(concurrency, MOST_CONNECTIONS))
+            runtime.reserve_connections(min(concurrency, MOST_CONCURRENCY))
         results = fan_out(
             self,  # type: ignore[arg-type]
             keys,

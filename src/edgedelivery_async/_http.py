@@ -51,12 +51,7 @@ class AccessKey:
     __slots__ = ("_length", "_mask", "_masked")
 
     def __init__(self, value: str) -> None:
-        if not isinstance(value, str) or not value.strip():
-            _configuration_error("access_key must be a non-empty string")
-        if not value.isascii() or not value.isprintable():
-            _configuration_error("access_key must be printable ASCII (no line breaks)")
-        if value != value.strip():  # (httpx refused the header, the others stripped it)
-            _configuration_error("access_key must not begin or end with a space")
+        check_access_key(value)
         raw = value.encode("ascii")
         self._length = len(raw)
         self._mask = int.from_bytes(secrets.token_bytes(self._length), "big")
@@ -204,6 +199,17 @@ def _found(text: str, form: str) -> list[tuple[int, int]]:
             spans.append((start, end))
             start = text.find(piece, start + 1)
     return spans
+
+
+def check_access_key(value: object) -> None:
+    """Raise ConfigurationError unless `value` is a key a client can send in the
+    AccessKey header: a non-empty string of printable ASCII, no spaces at its ends."""
+    if not isinstance(value, str) or not value.strip():
+        _configuration_error("access_key must be a non-empty string")
+    if not value.isascii() or not value.isprintable():
+        _configuration_error("access_key must be printable ASCII (no line breaks)")
+    if value != value.strip():  # (httpx refused the header, the others stripped it)
+        _configuration_error("access_key must not begin or end with a space")
 
 
 def _configuration_error(message: str) -> NoReturn:

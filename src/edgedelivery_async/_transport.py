@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 import aiohttp
 
+from ._bulk import MOST_CONCURRENCY  # (one connection a call: a bulk run's most too)
 from ._exceptions import (
     APIConnectionError,
     APITimeoutError,
@@ -250,7 +251,7 @@ _AIOHTTP_HEAD_LIMITS = ("Too many headers", "Got more than")
 
 # More connections than one host's ports could ever hold; the Rust transports' pools
 # panic past their own (smaller than 2**62) limits.
-MOST_CONNECTIONS = 65_536
+MOST_CONNECTIONS = MOST_CONCURRENCY
 
 
 def check_limits(

@@ -58,13 +58,15 @@ class FakeApp:
     ) -> Reply:
         """Answer a request already routed; `headers` names are lower case."""
         if resolved is None:
-            return r.json_reply(404, r.problem(404, "No operation at this path.", _path(raw_path)))
+            return r.json_reply(
+                404, r.problem(404, "No operation at this path.", path_of(raw_path))
+            )
         if isinstance(resolved, NotAllowed):
             allow = (("Allow", ", ".join(resolved.allowed)),)
             if method == "OPTIONS":
                 return r.empty_reply(204, allow)
             detail = f"{method} is not allowed here."
-            return r.json_reply(405, r.problem(405, detail, _path(raw_path)), allow)
+            return r.json_reply(405, r.problem(405, detail, path_of(raw_path)), allow)
         reply = self._operation(resolved, raw_path, headers, body)
         if method == "HEAD":
             return Reply(reply.status, reply.headers, b"")
@@ -118,7 +120,7 @@ class FakeApp:
             return r.json_reply(
                 status, r.object_result_error(status, "ShieldZoneResponse"), headers
             )
-        return r.json_reply(status, r.problem(status, message, _path(raw_path)), headers)
+        return r.json_reply(status, r.problem(status, message, path_of(raw_path)), headers)
 
     # ----------------------------------------------------------------- pipeline
     def _operation(
@@ -169,7 +171,7 @@ class FakeApp:
         if route.area == "container" and bad.status == 400:
             self._trace += 1
             errors = [(p.field or "$", p.message) for p in bad.problems]
-            body = r.validation_problem(_path(raw_path), errors, f"0HFAKE{self._trace:08X}")
+            body = r.validation_problem(path_of(raw_path), errors, f"0HFAKE{self._trace:08X}")
             return r.json_reply(400, body)
         first = bad.problems[0]
         return self.error(
@@ -267,5 +269,6 @@ def _one_page(reply: Reply, rule: Mapping[str, Any], query: Mapping[str, Any]) -
     return r.json_reply(reply.status, body)
 
 
-def _path(raw_path: str) -> str:
+def path_of(raw_path: str) -> str:
+    """The path of a request target, without its query."""
     return raw_path.split("?", 1)[0]

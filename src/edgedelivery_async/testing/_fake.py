@@ -15,8 +15,9 @@ from typing import Any, TypeVar
 import httpx
 
 from .._exceptions import ConfigurationError
+from .._http import check_access_key
 from . import _shapes
-from ._app import FakeApp
+from ._app import FakeApp, path_of
 from ._document import Document
 from ._faults import (
     DroppedConnection,
@@ -25,6 +26,7 @@ from ._faults import (
     InjectedStatus,
     ShapedReply,
     UnknownOperation,
+    check_times,
 )
 from ._httpx import FakeTransport
 from ._inputs import json_or_none
@@ -81,7 +83,7 @@ class FakeEdgeDelivery(httpx.AsyncBaseTransport):
         document: Mapping[str, Any] | None = None,
         rate_limit: RateLimit | float | None = None,
     ) -> None:
-        _check_key(access_key)
+        check_access_key(access_key)  # (the SDK's own rule: one no client could send is refused)
         _check_count(pull_zones, "pull_zones", MAX_SEEDED)
         if request_log_limit is not None:
             _check_count(request_log_limit, "request_log_limit", None)
@@ -338,7 +340,7 @@ class FakeEdgeDelivery(httpx.AsyncBaseTransport):
         reply leaves the state unchanged. Queued with `fail_next` and
         `drop_next`, first in first out; `clear_faults` forgets it.
         """
-        _check_times(times)
+        check_times(times)
         with self._lock:
             why = _shapes.refusal(self._route(operation_id), self.router.document, shape)
             if why is not None:
@@ -476,7 +478,7 @@ class FakeEdgeDelivery(httpx.AsyncBaseTransport):
             message = f"The fake failed: {type(exc).__name__}."
             if isinstance(resolved, Match):
                 return self.app.error(resolved.route, 500, message, raw_path, key="fake.failed")
-            return json_reply(500, problem(500, message, raw_path.split("?")[0]))
+            return json_reply(500, problem(500, message, path_of(raw_path)))
 
     def transport(self) -> FakeTransport:
         """An httpx transport answering from this fake, for `httpx.AsyncClient(transport=...)`."""
@@ -540,27 +542,11 @@ MAX_SEEDED = 1_000_000
 MAX_RECORDED_BODY = 1 << 20
 
 
-def _check_key(key: object) -> None:
-    """An access key a client can send: a non-empty string of visible ASCII."""
-    if not isinstance(key, str) or not key:
-        raise ConfigurationError(f"access_key is a non-empty string, not {key!r}")
-    if not (key.isascii() and key.isprintable()) or key != key.strip():
-        raise ConfigurationError(
-            "access_key must be visible ASCII without spaces at its ends: no client could "
-            "send another in the AccessKey header"
-        )
-
-
 def _check_count(value: object, name: str, most: int | None) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise ConfigurationError(f"{name} is a whole number of 0 or more, not {value!r}")
     if most is not None and value > most:
         raise ConfigurationError(f"{name} is at most {most:,}, not {value:,}")
-
-
-def _check_times(times: object) -> None:
-    if isinstance(times, bool) or not isinstance(times, int) or times < 1:
-        raise ConfigurationError(f"times must be a whole number of 1 or more, not {times!r}")
 
 
 def _found(store: Mapping[Any, _V], key: Any, what: str) -> _V:
@@ -576,8 +562,7 @@ def _router_for(document: object) -> Router:
     if not isinstance(document, Mapping):
         raise ConfigurationError(f"document is an OpenAPI document (a mapping), not {document!r}")
     try:
-        router = Router(Document(document))
-        router.operation_ids()
+        router = Router(Document(document))  # (reads every operation: a fault shows here)
     except ConfigurationError:
         raise
     except (LookupError, TypeError, ValueError, AttributeError) as exc:

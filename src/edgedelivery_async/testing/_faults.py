@@ -77,6 +77,13 @@ class ShapedReply:
 Fault = InjectedStatus | DroppedConnection | ShapedReply
 
 
+def check_times(times: object) -> None:
+    """Raise ConfigurationError unless `times` (how many requests a queued fault takes)
+    is a whole number of 1 or more."""
+    if isinstance(times, bool) or not isinstance(times, int) or times < 1:
+        raise ConfigurationError(f"times must be a whole number of 1 or more, not {times!r}")
+
+
 class UnknownOperation(ConfigurationError, KeyError):
     """An operationId the document does not have (a KeyError too, as it was first)."""
 
@@ -124,8 +131,7 @@ class Faults:
 
     def queue(self, fault: Fault, operation_id: str | None, times: int) -> None:
         """Apply `fault` to the next `times` requests of `operation_id` (any if None)."""
-        if isinstance(times, bool) or not isinstance(times, int) or times < 1:
-            raise ConfigurationError(f"times must be a whole number of 1 or more, not {times!r}")
+        check_times(times)
         self._queue.append(_Queued(operation_id and self._check(operation_id), fault, times))
 
     def reseed(self, seed: int | None) -> None:
