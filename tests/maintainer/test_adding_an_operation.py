@@ -1,6 +1,7 @@
 """Issue 10's proof: an operation added to the document, regenerated, works everywhere.
 
-On a copy of the project, one operation with a path parameter and query parameters is
+On a copy of the project, one operation with a path parameter, query parameters and a
+header parameter is
 added to the document and `scripts/regenerate.sh` is run. With no hand-written line, the
 new operation is then a typed method on the client, served by the fake, and a command of
 the CLI; the copy's own code is exercised in a subprocess.
@@ -38,6 +39,7 @@ NEW_OPERATION = {
                 "explode": False,
                 "schema": {"type": "array", "items": {"type": "string"}},
             },
+            {"name": "X-Trace-Tag", "in": "header", "schema": {"type": "string"}},
         ],
         "responses": {
             "200": {
@@ -115,7 +117,9 @@ SCRIPT = textwrap.dedent(
     async def main():
         http = httpx.AsyncClient(transport=fake)
         async with EdgeDeliveryClient("k", "https://fake.test", http_client=http) as client:
-            zone = await client.pull_zones.get(42, include_certificate=True, fields=["a", "b,c"])
+            zone = await client.pull_zones.get(
+                42, include_certificate=True, fields=["a", "b,c"], x_trace_tag="t-1"
+            )
             assert isinstance(zone, PullZoneSummary), zone
             assert (zone.id, zone.name, zone.enabled) == (42, "zone-42", True)
             same = await client.call("PullZone_Get", 42)
@@ -134,6 +138,7 @@ SCRIPT = textwrap.dedent(
         sent = fake.requests_for("PullZone_Get")
         # explode false: the delimiter is a plain comma, a comma inside a value is encoded
         assert sent[0].path == "/pullzone/42?includeCertificate=true&fields=a,b%2Cc", sent[0].path
+        assert sent[0].headers["x-trace-tag"] == "t-1", sent[0].headers
 
     asyncio.run(main())
 
@@ -154,7 +159,10 @@ SCRIPT = textwrap.dedent(
     ready.wait(10)
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        code = run(["--base-url", box["url"], "--access-key", "k", "pull-zones", "get", "42"])
+        code = run(
+            ["--base-url", box["url"], "--access-key", "k", "pull-zones", "get", "42",
+             "--x-trace-tag", "t-2"]
+        )
     listed = io.StringIO()
     with contextlib.redirect_stdout(listed):
         listed_code = run(["--base-url", box["url"], "--access-key", "k", "pull-zones", "list"])
@@ -162,6 +170,7 @@ SCRIPT = textwrap.dedent(
     thread.join(5)
     assert code == 0, code
     assert json.loads(out.getvalue())["Name"] == "zone-42", out.getvalue()
+    assert fake.requests_for("PullZone_Get")[-1].headers["x-trace-tag"] == "t-2"
     assert listed_code == 0, listed_code
     assert [z["Name"] for z in json.loads(listed.getvalue())] == ["a", "b"], listed.getvalue()
     print("ok")

@@ -3,7 +3,7 @@
 One group per resource (tag), one command per operation (`_document`):
 
 - path parameters are arguments (integers are ids: positive, checked before sending);
-- query parameters and body fields are options: strings, integers and numbers typed,
+- query and header parameters and body fields are options: strings, integers and numbers typed,
   booleans as `--x/--no-x` (not sent unless given), enums as choices, arrays and
   objects as JSON text;
 - `--body FILE` (`-` for stdin) gives the whole JSON body instead of field options;
@@ -199,7 +199,8 @@ class GeneratedCommand:
         if override is not None:
             self.extras += override.extra_arguments
             self.params += override.extra_arguments
-        for number, item in enumerate((*operation.query_params, *operation.fields)):
+        options = (*operation.query_params, *operation.header_params, *operation.fields)
+        for number, item in enumerate(options):
             self._option(number, item)
         if operation.has_body:
             self._body()
@@ -278,7 +279,7 @@ class GeneratedCommand:
             option = typer.Option(*decls, metavar="JSON")
         if item.required:
             help_parts.append(
-                "Required." if item.kind == "query" else f"Required (here or in {self.body_label})."
+                "Required." if item.kind != "field" else f"Required (here or in {self.body_label})."
             )
         if "default" in schema:
             help_parts.append(f"Default: {json.dumps(schema['default'])}.")
@@ -292,7 +293,7 @@ class GeneratedCommand:
         """The option's name, or one that no other option of the command takes (`--help`,
         `--body`, a flag's `--no-` form): `--help-query`, `--body-field`, then numbered.
         A query parameter named `help` took --help, and a field `Body` the --body FILE."""
-        kind = "query" if item.kind == "query" else "field"
+        kind = item.kind
         candidates = [item.option, f"{item.option}-{kind}"]
         candidates += [f"{item.option}-{kind}-{n}" for n in range(2, 100)]
         for option in candidates:

@@ -3,7 +3,7 @@
 The generated package ships the checked-in document (`openapi.json`). This module
 reads it with `json` alone (no SDK import, so `edgedelivery --help` stays fast) and
 derives, per operation, what its command needs: the group (the tag's resource), the
-command name, the help, and one input per path parameter, query parameter and body
+command name, the help, and one input per path, query and header parameter and body
 field, with the Python names of the generated method (`codegen/emit_sdk.py`):
 
 - resource: the tag's `x-sdk-resource`, else the snake_case tag name;
@@ -38,10 +38,10 @@ _DELIMITERS = r"\. _-"
 
 @dataclass(frozen=True, slots=True)
 class Input:
-    """One value a command takes: a path parameter, a query parameter or a body field."""
+    """One value a command takes: a path, query or header parameter, or a body field."""
 
-    kind: Literal["path", "query", "field"]
-    wire: str  # the name in the path, the query string or the JSON body
+    kind: Literal["path", "query", "header", "field"]
+    wire: str  # the name in the path, the query string, the headers or the JSON body
     python: str  # the generated method's parameter name
     schema: dict[str, Any]  # dereferenced
     required: bool  # the generated method requires it
@@ -70,6 +70,7 @@ class OperationSpec:
     requires_key: bool
     path_params: tuple[Input, ...] = ()
     query_params: tuple[Input, ...] = ()
+    header_params: tuple[Input, ...] = ()  # options, as query parameters are
     fields: tuple[Input, ...] = ()  # body fields, keyword arguments of the method
     has_body: bool = False
     body_param: str | None = None  # the positional whole-body parameter, if the method has one
@@ -79,7 +80,7 @@ class OperationSpec:
 
     @property
     def inputs(self) -> tuple[Input, ...]:
-        return (*self.path_params, *self.query_params, *self.fields)
+        return (*self.path_params, *self.query_params, *self.header_params, *self.fields)
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,19 +220,17 @@ def _operation(
         operation.get("x-sdk-method") or snake_case(operation_id.rsplit("_", 1)[-1])
     )
     security = operation.get("security", spec.get("security", []))
-    path_params: list[Input] = []
-    query_params: list[Input] = []
+    by_location: dict[str, list[Input]] = {"path": [], "query": [], "header": []}
     for raw in operation.get("parameters", []):
         parameter = deref(raw)
         location = parameter.get("in")
-        if location not in ("path", "query"):
-            continue  # header parameters: the client's own (auth, user agent)
+        if location not in by_location:
+            continue  # (cookie parameters: the generated method has none either)
         schema = resolve(parameter.get("schema", {}))
         required = location == "path" or bool(parameter.get("required"))
-        kind: Literal["path", "query"] = "path" if location == "path" else "query"
-        (path_params if kind == "path" else query_params).append(
+        by_location[location].append(
             Input(
-                kind,
+                location,
                 parameter["name"],
                 identifier(parameter.get("x-sdk-name") or snake_case(parameter["name"])),
                 schema,
@@ -285,8 +284,9 @@ def _operation(
         summary=operation.get("summary", "").strip(),
         description=operation.get("description", "").strip(),
         requires_key=bool(security) and {} not in security,
-        path_params=tuple(path_params),
-        query_params=tuple(query_params),
+        path_params=tuple(by_location["path"]),
+        query_params=tuple(by_location["query"]),
+        header_params=tuple(by_location["header"]),
         fields=tuple(fields),
         has_body=media is not None,
         body_param=body_param,
