@@ -53,7 +53,8 @@ class BulkProgress:
     failed: int = 0
     started_at: float = field(default_factory=time.monotonic)
     unfinished: list[Any] = field(default_factory=list)
-    """The keys whose calls a cancelled run stopped before their results (to run again)."""
+    """The keys of a run cancelled or left early that got no result: calls it stopped,
+    and results that had finished but were never yielded (to run again)."""
 
     @property
     def done(self) -> int:
@@ -295,7 +296,9 @@ async def fan_out(
         raise
     finally:
         await _stop(feeder, tasks)
-        # (cancelled, left early, or closed) the calls stopped before their results
+        # (cancelled, left early, or closed) the results never handed over, and the
+        # calls stopped before their results
+        counters.unfinished.extend(result.key for result in finished)
         counters.unfinished.extend(tasks.values())
 
 

@@ -232,6 +232,28 @@ async def test_a_run_left_early_names_the_keys_it_stopped() -> None:
     assert progress.in_flight == 0
 
 
+async def test_results_finished_but_not_yielded_when_left_are_unfinished() -> None:
+    """Calls that had ended while the caller handled a result sat in the run's queue; a
+    break dropped them: neither yielded nor in `unfinished`, and `in_flight` kept them."""
+    progress = BulkProgress()
+    results = fan_out(_echo_soon, range(10), progress=progress)
+    got = []
+    async for result in results:
+        got.append(result.key)
+        await asyncio.sleep(0.05)  # the other nine end meanwhile
+        break
+    await results.aclose()
+    assert got == [0]
+    assert sorted(progress.unfinished) == list(range(1, 10))
+    assert progress.in_flight == 0
+    assert progress.started == progress.done + len(progress.unfinished)
+
+
+async def _echo_soon(key: int) -> int:
+    await asyncio.sleep(0)
+    return key
+
+
 def test_an_access_key_with_spaces_at_its_ends_is_refused() -> None:
     """httpx refused the header (a "connection failure", retried twice); aiohttp, wreq
     and reqwest stripped it: one key, two behaviours."""
