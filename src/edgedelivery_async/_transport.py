@@ -307,6 +307,12 @@ def connection_error(
         host = target.rpartition(":")[0]
         message = f"could not connect to {target}: the host name {host} could not be resolved"
         sent = False
+    elif not timeout and request.url.startswith("https:") and _not_tls(exc):
+        message = (
+            f"could not connect to {target}: the server did not answer in TLS"
+            " (is it a plain http:// server?)"
+        )
+        sent = False
     else:
         message = _located(what, target, _os_reason(exc))
     error = kind(message, method=request.method, path=request.path, request_sent=sent)
@@ -369,6 +375,27 @@ def _unresolved(exc: BaseException) -> bool:
     return False
 
 
+# How the TLS libraries say that the server's first bytes were not TLS (a plain HTTP
+# reply): OpenSSL and BoringSSL (aiohttp, httpx, wreq), then rustls (reqwest).
+_NOT_TLS = ("WRONG_VERSION_NUMBER", "corrupt message of type InvalidContentType")
+
+
+def _not_tls(exc: BaseException) -> bool:
+    """True when `exc` says the server answered the TLS handshake with something else."""
+    seen: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and len(seen) < 6 and current not in seen:
+        seen.append(current)
+        try:
+            text = _library_text(current)
+        except Exception:  # a library's __str__ should not fail; if it does, it says nothing
+            text = ""
+        if any(marker in text for marker in _NOT_TLS):
+            return True
+        current = current.__cause__ or current.__context__
+    return False
+
+
 def _os_reason(exc: BaseException) -> str | None:
     """The operating system's words for a failure (`Connection refused`), if it gave any."""
     seen: list[BaseException] = []
@@ -377,6 +404,9 @@ def _os_reason(exc: BaseException) -> str | None:
         seen.append(current)
         if isinstance(current, socket.gaierror):
             return "cannot resolve the host name"
+        if isinstance(current, ssl.SSLError):  # (its errno is OpenSSL's, not the system's;
+            reason = getattr(current, "reason", None)  # aiohttp's subclasses lack a reason)
+            return f"TLS failed ({reason})" if isinstance(reason, str) and reason else "TLS failed"
         if isinstance(current, OSError) and (current.errno or current.strerror):
             return os.strerror(current.errno) if current.errno else str(current.strerror)
         nested = getattr(current, "os_error", None)
