@@ -117,11 +117,37 @@ def test_shield_zone_overrides_keep_the_ids_and_the_types(fake: FakeEdgeDelivery
     zone = fake.add_pull_zone()
     for overrides in ({"shieldZoneId": 5}, {"pullZoneId": 999}, {"wafEnabled": "nope"},
                       {"wafProfileId": True}, {"wafDisabledRules": "x"}):  # fmt: skip
-        with pytest.raises(TypeError):
+        with pytest.raises(ConfigurationError):
             fake.add_shield_zone(zone, **overrides)
     shield = fake.add_shield_zone(zone, wafEnabled=False, wafDisabledRules=["1"])
     assert fake.shield_zone(zone)["shieldZoneId"] == shield
     assert fake.shield_zone(zone)["wafEnabled"] is False
+
+
+@pytest.mark.parametrize(
+    "add",
+    [
+        lambda fake: fake.add_shield_zone(99999),  # no such pull zone
+        lambda fake: fake.add_shield_zone(fake.add_pull_zone(), wafNope=1),
+        lambda fake: _two_shield_zones(fake, fake.add_pull_zone()),
+        lambda fake: fake.add_pull_zone(fake.add_pull_zone()),  # exists
+        lambda fake: fake.add_script(fake.add_script()),
+        lambda fake: fake.add_app(fake.add_app()),
+        lambda fake: fake.add_template(fake.add_app(), {"name": 5}),
+    ],
+)
+def test_a_seeding_helper_refuses_with_configuration_error(
+    fake: FakeEdgeDelivery, add: Callable[[FakeEdgeDelivery], object]
+) -> None:
+    """They raised a bare ValueError or TypeError, where the README says
+    ConfigurationError (the SDK's own tree, still a ValueError)."""
+    with pytest.raises(ConfigurationError):
+        add(fake)
+
+
+def _two_shield_zones(fake: FakeEdgeDelivery, pull_zone: int) -> None:
+    fake.add_shield_zone(pull_zone)
+    fake.add_shield_zone(pull_zone)  # the pull zone has one already
 
 
 async def test_dns_record_ids_are_the_fakes_own(http: httpx.AsyncClient) -> None:

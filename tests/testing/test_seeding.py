@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from edgedelivery_async import ConfigurationError
 from edgedelivery_async.testing import SEED_SHIELD_ZONE_OFFSET, FakeEdgeDelivery
 
 
@@ -35,7 +36,7 @@ def test_seed_pull_zones_is_deterministic() -> None:
 )
 def test_add_pull_zone_refuses_what_is_not_a_pull_zone(arguments: dict[str, object]) -> None:
     fake = FakeEdgeDelivery("k")
-    with pytest.raises(ValueError, match=r"hostnames is a list|pull zone id is an integer"):
+    with pytest.raises(ConfigurationError, match=r"hostnames is a list|pull zone id is an inte"):
         fake.add_pull_zone(**arguments)  # type: ignore[arg-type]
     assert fake.state.pull_zones == {}
 
@@ -54,13 +55,13 @@ def test_add_helpers_pick_free_ids_and_refuse_duplicates() -> None:
     assert fake.add_script() == 1
     assert fake.add_app() == "app-1"
     assert fake.add_shield_zone(1) == 1
-    with pytest.raises(ValueError, match="exists"):
+    with pytest.raises(ConfigurationError, match="exists"):
         fake.add_pull_zone(10)
-    with pytest.raises(ValueError, match="already has a shield zone"):
+    with pytest.raises(ConfigurationError, match="already has a shield zone"):
         fake.add_shield_zone(1)
-    with pytest.raises(ValueError, match="no pull zone"):
+    with pytest.raises(ConfigurationError, match="no pull zone"):
         fake.add_shield_zone(99)
-    with pytest.raises(TypeError, match="unknown shield zone fields"):
+    with pytest.raises(ConfigurationError, match="unknown shield zone fields"):
         fake.add_shield_zone(10, wafEnable=True)
 
 

@@ -147,7 +147,7 @@ class FakeEdgeDelivery(httpx.AsyncBaseTransport):
         schema = self.router.route_for("ContainerTemplate_Add").operation.body_schema or {}
         problems = self.router.document.validate(schema, body)
         if problems:
-            raise ValueError("; ".join(map(str, problems)))
+            raise ConfigurationError("; ".join(map(str, problems)))
         properties = set(self.router.document.deref(schema).get("properties", {}))
         with self._lock:
             return str(self.state.add_template(app_id, body, properties)["id"])

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from .._exceptions import ConfigurationError
+
 #: Shield zones made by `State.seed_pull_zones` get the id `SEED_SHIELD_ZONE_OFFSET + pull zone id`.
 SEED_SHIELD_ZONE_OFFSET = 100_000
 
@@ -112,11 +114,11 @@ def shield_config(shield_zone_id: int, pull_zone_id: int, **overrides: Any) -> d
     }
     unknown = set(overrides) - set(config) | set(overrides) & {"shieldZoneId", "pullZoneId"}
     if unknown:
-        raise TypeError(f"unknown shield zone fields: {', '.join(sorted(unknown))}")
+        raise ConfigurationError(f"unknown shield zone fields: {', '.join(sorted(unknown))}")
     for name, value in overrides.items():
         if not _same_kind(value, config[name]):
             kind = type(config[name]).__name__
-            raise TypeError(f"shield zone field {name} is a {kind}, not {value!r}")
+            raise ConfigurationError(f"shield zone field {name} is a {kind}, not {value!r}")
     config.update(copy.deepcopy(overrides))
     return config
 
@@ -156,16 +158,16 @@ class State:
         """Add a pull zone (next free id by default) with hostnames, Force SSL off."""
         zone_id = id if id is not None else max(self.pull_zones, default=0) + 1
         if isinstance(zone_id, bool) or not isinstance(zone_id, int):
-            raise ValueError(f"a pull zone id is an integer, not {zone_id!r}")
+            raise ConfigurationError(f"a pull zone id is an integer, not {zone_id!r}")
         if zone_id in self.pull_zones:
-            raise ValueError(f"pull zone {zone_id} exists")
+            raise ConfigurationError(f"pull zone {zone_id} exists")
         if hostnames is not None:  # ("abc" made three one-letter hostnames)
             given = hostnames
             if isinstance(given, str | bytes) or not isinstance(given, Iterable):
-                raise ValueError(f"hostnames is a list of host names, not {given!r}")
+                raise ConfigurationError(f"hostnames is a list of host names, not {given!r}")
             hostnames = list(given)  # (read once: a generator is spent by the check)
             if not all(isinstance(name, str) for name in hostnames):
-                raise ValueError(f"hostnames is a list of host names, not {hostnames!r}")
+                raise ConfigurationError(f"hostnames is a list of host names, not {hostnames!r}")
         names = hostnames if hostnames is not None else [f"pz{zone_id}.example.test"]
         self.pull_zones[zone_id] = PullZone(zone_id, {name: False for name in names})
         return zone_id
@@ -174,7 +176,7 @@ class State:
         """Add a compute script without variables."""
         script_id = id if id is not None else max(self.scripts, default=0) + 1
         if script_id in self.scripts:
-            raise ValueError(f"script {script_id} exists")
+            raise ConfigurationError(f"script {script_id} exists")
         self.scripts[script_id] = []
         return script_id
 
@@ -182,7 +184,7 @@ class State:
         """Add a container application without templates."""
         app_id = id if id is not None else f"app-{self.next_id('app')}"
         if app_id in self.apps:
-            raise ValueError(f"app {app_id!r} exists")
+            raise ConfigurationError(f"app {app_id!r} exists")
         self.apps[app_id] = {}
         return app_id
 
@@ -196,12 +198,12 @@ class State:
     ) -> int:
         """Bind a shield zone to an existing pull zone; `config` overrides 2.7 fields."""
         if pull_zone_id not in self.pull_zones:
-            raise ValueError(f"no pull zone {pull_zone_id}")
+            raise ConfigurationError(f"no pull zone {pull_zone_id}")
         if pull_zone_id in self.shield_by_pull_zone:
-            raise ValueError(f"pull zone {pull_zone_id} already has a shield zone")
+            raise ConfigurationError(f"pull zone {pull_zone_id} already has a shield zone")
         zone_id = id if id is not None else max(self.shield_zones, default=0) + 1
         if zone_id in self.shield_zones:
-            raise ValueError(f"shield zone {zone_id} exists")
+            raise ConfigurationError(f"shield zone {zone_id} exists")
         self.shield_zones[zone_id] = shield_config(zone_id, pull_zone_id, **config)
         self.shield_by_pull_zone[pull_zone_id] = zone_id
         self.upload_scanning[zone_id] = upload_scanning
