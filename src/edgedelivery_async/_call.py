@@ -204,7 +204,7 @@ class BoundEndpoint(Generic[P, T]):
             return self._method(self._instance, *args, **kwargs)
         except TypeError as exc:  # wrong arguments for the signature
             name = self._method.__qualname__
-            raise InvalidRequestError(name, [Problem("", str(exc))]) from None
+            raise InvalidRequestError(name, [Problem("", str(exc), "")]) from None
 
     async def __call__(self, *args: P.args, **kwargs: P.kwargs) -> T:
         parsed, _ = await self._instance._runtime.run(self.describe(*args, **kwargs))
@@ -243,18 +243,29 @@ class BoundEndpoint(Generic[P, T]):
         concurrency: int = 100,
         rate_limit: float | None = None,
         progress: BulkProgress | None = None,
+        **arguments: Any,
     ) -> AsyncGenerator[BulkResult[K, T], None]:
         """Call once per key (the first argument); results stream as they finish.
 
-        Every key yields exactly one `BulkResult`. See `fan_out` for the guarantees.
+        `arguments` are the method's other arguments, by name, the same for every key
+        (`client.pull_zones.set_force_ssl.map(ids, hostname=..., force_ssl=True)`); ones
+        the method does not take, or a required one missing, raise `InvalidRequestError`
+        here, before any call. Every key yields exactly one `BulkResult`. See `fan_out`
+        for the guarantees.
         """
         from ._bulk import MOST_CONCURRENCY, fan_out
 
+        try:  # (the key's place holds a stand-in: only the names are checked here)
+            inspect.signature(self._method).bind(self._instance, _KEY, **arguments)
+        except TypeError as exc:
+            name = self._method.__qualname__
+            raise InvalidRequestError(f"{name}.map", [Problem("", str(exc), "")]) from None
+        call = functools.partial(self, **arguments) if arguments else self
         runtime = self._instance._runtime
         if isinstance(concurrency, int) and not isinstance(concurrency, bool) and concurrency > 0:
             runtime.reserve_connections(min(concurrency, MOST_CONCURRENCY))
         results = fan_out(
-            self,  # type: ignore[arg-type]
+            call,  # type: ignore[arg-type]
             keys,
             concurrency=concurrency,
             rate_limit=rate_limit,
@@ -299,6 +310,7 @@ async def _awaited() -> None:
 
 
 _AWAITED_CODE = _awaited.__code__
+_KEY = object()  # a bulk run's key, in `map`'s check of its other arguments
 
 
 @functools.cache

@@ -194,7 +194,7 @@ class EdgeDeliveryClient(Resources):
             # (not str() of what is not a string: an int of 5,000 digits raises there)
             shown = operation_id if named else f"<{type(operation_id).__name__}>"
             raise InvalidRequestError(
-                shown, [Problem("", f"is not an operation id; known: {known}")]
+                shown, [Problem("", f"it is not an operation id; known: {known}", "")]
             )
         resource, method = where
         bound: BoundEndpoint[..., Any] = getattr(getattr(self, resource), method)

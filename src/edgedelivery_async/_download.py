@@ -73,7 +73,7 @@ async def download(runtime: ClientRuntime, call: Call[Any], destination: Any) ->
     if operation is None or call.result is None or operation.reply == "json":
         what = "declares no reply body" if call.result is None else "replies with JSON"
         message = f"to_file is for operations whose reply is binary or text; this one {what}"
-        raise InvalidRequestError(call.operation_id or "request", [Problem("", message)])
+        raise InvalidRequestError(call.operation_id or "request", [Problem("", message, "")])
     target = _target(call.operation_id, destination)
     written = _written(target)
     part = written.with_name(f".{_shortened(written.name)}.{secrets.token_hex(4)}.part")

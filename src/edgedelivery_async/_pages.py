@@ -50,8 +50,8 @@ async def pages(
 ) -> AsyncGenerator[Any, None]:
     """The items of every page `call(*args, **kwargs, <page>=n)` returns (an `APIResponse`)."""
     if not rule:
-        message = "is not paginated: the document gives it no x-sdk-pagination"
-        raise InvalidRequestError(operation_id, [Problem("", message)])
+        message = "it is not paginated: the document gives it no x-sdk-pagination"
+        raise InvalidRequestError(operation_id or "request", [Problem("", message, "")])
     argument = str(rule["page-argument"])
     page = kwargs.pop(argument, None)
     if page is None or isinstance(page, Unset):

@@ -71,13 +71,18 @@ class Operation:
 
 @dataclass(frozen=True, slots=True)
 class Problem:
-    """One reason a request is invalid: where (a field path) and why."""
+    """One reason a request is invalid: where (a field path) and why.
+
+    `label` names the place when there is no field: the whole body by default, nothing
+    ("") for a problem with the call itself (its arguments, the operation)."""
 
     field: str
     message: str
+    label: str = "(body)"
 
     def __str__(self) -> str:
-        return f"{self.field or '(body)'}: {self.message}"
+        where = self.field or self.label
+        return f"{where}: {self.message}" if where else self.message
 
 
 @functools.cache

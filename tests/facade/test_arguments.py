@@ -163,6 +163,38 @@ async def test_bad_bulk_options_are_sdk_errors(options: dict[str, Any]) -> None:
     async with mock_client(recorder) as client:
         with pytest.raises((InvalidRequestError, ConfigurationError)):
             await collect(client.shield.get_zone_by_pull_zone.map([1, 2], **options))
+
+
+async def test_map_passes_the_other_arguments_to_every_call() -> None:
+    """`.map` took only the key: an operation with other required arguments failed for
+    every key, and a keyword it does not know was a raw TypeError."""
+    recorder = Recorder(httpx.Response(204))
+    async with mock_client(recorder) as client:
+        bulk = client.pull_zones.set_force_ssl.map([1, 2], hostname="a.example", force_ssl=True)
+        outcome = await collect(bulk)
+    assert sorted(outcome.values) == [1, 2]
+    assert not outcome.errors
+    assert sorted(r.url.path for r in recorder.requests) == [
+        "/pullzone/1/setForceSSL",
+        "/pullzone/2/setForceSSL",
+    ]
+    assert {r.content for r in recorder.requests} == {b'{"Hostname":"a.example","ForceSSL":true}'}
+
+
+@pytest.mark.parametrize(
+    ("arguments", "said"),
+    [({}, "missing a required argument: 'hostname'"), ({"nope": 1}, "hostname|nope")],
+)
+async def test_map_refuses_arguments_the_method_cannot_take_before_any_call(
+    arguments: dict[str, Any], said: str
+) -> None:
+    recorder = Recorder(httpx.Response(204))
+    async with mock_client(recorder) as client:
+        with pytest.raises(InvalidRequestError, match=said):
+            client.pull_zones.set_force_ssl.map([1, 2], **arguments)
+        with pytest.raises(InvalidRequestError, match="'nope'"):
+            client.registries.get.map([1], nope=1)
+    assert recorder.requests == []
     assert recorder.requests == []
 
 
@@ -172,3 +204,23 @@ async def test_bulk_progress_must_be_a_progress_object() -> None:
             client.shield.iter_zones_by_pull_zones([1], progress=BulkProgress())
         )
     assert set(outcome.values) == {1}
+
+
+async def test_a_problem_with_the_call_itself_is_not_labelled_as_the_body() -> None:
+    """An unknown operation id, a wrong argument, `iterate` of an operation that is not
+    paginated and `to_file` of a JSON reply said "(body): ...", and the raw request's
+    `iterate` named no operation at all."""
+    recorder = Recorder(httpx.Response(200, json={}))
+    async with mock_client(recorder) as client:
+        refusals = [
+            lambda: client.call("Nope_Op", 1),
+            lambda: client.registries.get(1, foo=2),  # type: ignore[call-arg]
+            lambda: anext(client.request.iterate("GET", "/x")),
+            lambda: client.registries.get.to_file("unused", 1),
+        ]
+        for refusal in refusals:
+            with pytest.raises(InvalidRequestError) as refused:
+                await refusal()
+            assert "(body)" not in str(refused.value)
+            assert not str(refused.value).startswith(":")
+    assert recorder.requests == []

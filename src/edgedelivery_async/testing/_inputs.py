@@ -79,7 +79,7 @@ def query_params(route: Route, raw_path: str, document: Document) -> dict[str, A
             max_num_fields=_MAX_QUERY_FIELDS,
         )
     except (ValueError, UnicodeDecodeError) as exc:
-        problem = _schema.Problem("", f"malformed query string: {exc}")
+        problem = _schema.Problem("", f"malformed query string: {exc}", "(query)")
         raise BadRequest([problem], key="request.invalid_query") from exc
     received: dict[str, list[str]] = {}
     for name, value in pairs:
