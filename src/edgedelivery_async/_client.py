@@ -117,6 +117,8 @@ class EdgeDeliveryClient(Resources):
             raise ConfigurationError("allow_insecure_http must be True or False")
         key = access_key if access_key is not None else os.environ.get(ACCESS_KEY_ENV)
         url = base_url if base_url is not None else os.environ.get(BASE_URL_ENV, "")
+        if isinstance(base_url, str) and not base_url.strip():  # (not "no base URL": one was)
+            raise ConfigurationError("base_url is empty: pass the API's URL (or leave it out)")
         if http_client is not None and not _is_httpx_client(http_client):
             raise ConfigurationError("http_client must be an httpx.AsyncClient")
         pool = _DEFAULT_POOL if max_connections is None else max_connections

@@ -99,7 +99,7 @@ class Engine:
         if requires_key and self.access_key is None:
             raise ConfigurationError(
                 f"{method} {path} needs an access key: pass access_key= "
-                "or set EDGEDELIVERY_ACCESS_KEY"
+                "or set EDGEDELIVERY_ACCESS_KEY (an empty key counts as none)"
             )
         request = RawRequest(
             method,
@@ -326,7 +326,10 @@ def _as_uri(location: str) -> str | None:
 
 def check_base_url(base_url: str, *, allow_insecure_http: bool) -> str:
     """A usable base URL without a trailing slash; plain http only to loopback or on opt-in."""
-    if not isinstance(base_url, str) or not base_url.strip():
+    if not isinstance(base_url, str):  # (not its repr: an int of 5,000 digits raises there)
+        kind = type(base_url).__name__
+        raise ConfigurationError(f"base_url must be a str URL, not a {kind}")
+    if not base_url.strip():
         raise ConfigurationError("no base URL: pass base_url= or set EDGEDELIVERY_BASE_URL")
     base_url = base_url.strip().rstrip("/")
     given = as_given(base_url)

@@ -360,6 +360,27 @@ async def test_keyed_calls_without_a_key_send_nothing(name: str, call: Any) -> N
     assert recorder.requests == []
 
 
+@pytest.mark.parametrize(
+    ("base_url", "said"),
+    [
+        ("", "base_url is empty"),
+        ("  ", "base_url is empty"),
+        (5, "base_url must be a str URL, not a int"),
+        (b"https://api.edge.test", "base_url must be a str URL, not a bytes"),
+    ],
+)
+def test_a_base_url_given_but_unusable_is_not_called_missing(
+    monkeypatch: pytest.MonkeyPatch, base_url: object, said: str
+) -> None:
+    """They all said "no base URL: pass base_url= or set EDGEDELIVERY_BASE_URL", even
+    with the variable set."""
+    monkeypatch.setenv("EDGEDELIVERY_BASE_URL", "https://env.edge.test")
+    with pytest.raises(ConfigurationError) as refused:
+        EdgeDeliveryClient("k3y", base_url)  # type: ignore[arg-type]
+    assert str(refused.value).startswith(said)
+    assert "no base URL" not in str(refused.value)
+
+
 async def test_empty_key_counts_as_no_key() -> None:
     recorder = Recorder(OK)
     async with mock_client(recorder, access_key="") as client:

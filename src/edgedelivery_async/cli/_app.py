@@ -93,7 +93,10 @@ def global_options(
             metavar="N",
             min=0,
             max=MOST_RETRIES,  # (10**21 retries against a closed port never ended)
-            help=f"Retries after a retryable failure (default 2, at most {MOST_RETRIES}).",
+            help=(
+                f"Retries after a retryable failure (default 2, at most {MOST_RETRIES}); "
+                "429 replies are retried apart, up to the larger of N and 6."
+            ),
             show_default=False,
         ),
     ] = None,
