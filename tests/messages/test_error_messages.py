@@ -336,6 +336,7 @@ async def test_missing_access_key() -> None:
             await registry_get(client)
     assert str(raised.value) == (
         "GET /mc/registries/31 needs an access key: pass access_key= or set EDGEDELIVERY_ACCESS_KEY"
+        " (an empty key counts as none)"
     )
 
 
@@ -411,7 +412,7 @@ def test_the_cli_hint_for_a_missing_key_names_its_options() -> None:
     assert done.returncode == 2
     assert done.stderr.splitlines() == [  # the base URL was given: not asked for again
         "error: GET /mc/registries/31 needs an access key: pass --access-key "
-        "or set EDGEDELIVERY_ACCESS_KEY",
+        "or set EDGEDELIVERY_ACCESS_KEY (an empty key counts as none)",
     ]
 
 
