@@ -362,6 +362,13 @@ async def test_progress_shows_current_rate_pace_and_429s() -> None:
     assert live.pace() == ("unpaced", "0 429 replies")
     controller.rate, controller.rate_limited = 187.4, 1
     assert live.pace() == ("pace 187/s", "1 429 reply")
+    live.cap = 50  # `--rate-limit 50`: it said "unpaced" while the run went at 50/s
+    assert live.pace() == ("cap 50/s", "1 429 reply")
+    controller.rate = None
+    assert live.pace() == ("cap 50/s", "1 429 reply")
+    live.cap = 500
+    controller.rate = 187.4
+    assert live.pace() == ("pace 187/s", "1 429 reply")
     live._samples.append((live._samples[0][0] - 2.0, 0) if live._samples else (0.0, 0))
     counters.succeeded = 100
     assert live.current_rate() > 0

@@ -103,6 +103,7 @@ async def dump(
         description=description,
         enabled=show_progress,
         controller=client.rate_controller,
+        cap=rate_limit,
     )
     try:
         async with (

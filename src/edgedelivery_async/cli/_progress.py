@@ -55,9 +55,11 @@ class LiveProgress:
         description: str,
         enabled: bool,
         controller: RateController | None = None,
+        cap: float | None = None,
     ) -> None:
         self.counters = counters
         self.controller = controller
+        self.cap = cap  # the run's own `rate_limit`, if any
         self._samples: deque[tuple[float, int]] = deque()  # (time, done), last few seconds
         self.total = total
         self.description = description
@@ -143,12 +145,16 @@ class LiveProgress:
         return (done - before) / (now - then)
 
     def pace(self) -> tuple[str, str]:
-        """The rate controller's pace (`pace 190/s`, `unpaced`) and its 429 count."""
+        """The pace calls go at (`pace 190/s`; `cap 50/s` when the run's own rate limit
+        is the slower; `unpaced`) and the rate controller's 429 count."""
         controller = self.controller
         if controller is None:
             return "", ""
-        rate = controller.rate
-        pace = "unpaced" if rate is None else f"pace {rate:,.0f}/s"
+        rate, cap = controller.rate, self.cap
+        if cap is not None and (rate is None or cap < rate):
+            pace = f"cap {cap:,.0f}/s"
+        else:
+            pace = "unpaced" if rate is None else f"pace {rate:,.0f}/s"
         count = controller.rate_limited
         return pace, f"{count} 429 {'reply' if count == 1 else 'replies'}"
 
