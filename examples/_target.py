@@ -8,14 +8,25 @@ on 127.0.0.1 over the SDK's default aiohttp transport with `loopback=True`.
 
 from __future__ import annotations
 
+import asyncio
 import os
-from collections.abc import AsyncIterator, Callable
+import sys
+from collections.abc import AsyncIterator, Callable, Coroutine
 from contextlib import asynccontextmanager
+from typing import Any
 
 import httpx
 
-from edgedelivery_async import EdgeDeliveryClient
+from edgedelivery_async import EdgeDeliveryClient, EdgeDeliveryError
 from edgedelivery_async.testing import FakeEdgeDelivery
+
+
+def run(main: Coroutine[Any, Any, None]) -> None:
+    """Run an example; an error of the SDK's is one line on stderr and exit status 1."""
+    try:
+        asyncio.run(main)
+    except EdgeDeliveryError as error:
+        sys.exit(f"error: {error}")
 
 
 def using_real_api() -> bool:

@@ -11,10 +11,9 @@ every 100th pull zone has no shield zone there, and 2% of requests are answered 
 from __future__ import annotations
 
 import argparse
-import asyncio
 from collections import Counter
 
-from _target import connect
+from _target import connect, run
 
 from edgedelivery_async import BulkProgress, Hooks, RetryEvent
 from edgedelivery_async.testing import FakeEdgeDelivery
@@ -62,4 +61,4 @@ if __name__ == "__main__":
     parser.add_argument("--last", type=int, default=SEEDED, help="read pull zones 1..LAST")
     parser.add_argument("-c", "--concurrency", type=int, default=100)
     args = parser.parse_args()
-    asyncio.run(main(args.last, args.concurrency))
+    run(main(args.last, args.concurrency))

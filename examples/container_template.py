@@ -7,9 +7,8 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 
-from _target import connect, using_real_api
+from _target import connect, run, using_real_api
 
 from edgedelivery_async.testing import FakeEdgeDelivery
 
@@ -41,4 +40,4 @@ if __name__ == "__main__":
     args = parser.parse_args()
     if using_real_api() and args.app_id is None:
         parser.error("against the real API, name the application")
-    asyncio.run(main(args.app_id or "app-demo"))
+    run(main(args.app_id or "app-demo"))

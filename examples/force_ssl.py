@@ -7,9 +7,8 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 
-from _target import connect, using_real_api
+from _target import connect, run, using_real_api
 
 from edgedelivery_async import InvalidRequestError, NotFoundError
 from edgedelivery_async.testing import FakeEdgeDelivery
@@ -43,4 +42,4 @@ if __name__ == "__main__":
     args = parser.parse_args()
     if using_real_api() and (args.pull_zone_id is None or args.hostname is None):
         parser.error("against the real API, name the pull zone and hostname to change")
-    asyncio.run(main(args.pull_zone_id or 42, args.hostname or "cdn.example.com"))
+    run(main(args.pull_zone_id or 42, args.hostname or "cdn.example.com"))

@@ -7,9 +7,8 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 
-from _target import connect
+from _target import connect, run
 
 from edgedelivery_async import APIResultError
 
@@ -30,4 +29,4 @@ async def main(display_name: str) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("display_name", nargs="?", default="example-registry")
-    asyncio.run(main(parser.parse_args().display_name))
+    run(main(parser.parse_args().display_name))

@@ -73,3 +73,20 @@ def test_the_bulk_read_shows_the_retries_the_readme_promises() -> None:
     found = re.search(r"^retried: (\d+) requests \{'503': (\d+)\}$", done.stdout, re.M)
     assert found is not None, done.stdout
     assert int(found[1]) == int(found[2]) > 0
+
+
+def test_an_error_of_the_sdk_ends_an_example_with_one_line() -> None:
+    """An app the fake does not hold ended in a traceback of NotFoundError."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("EDGEDELIVERY_")}
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLES / "container_template.py"), "nope-app"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 1
+    assert done.stderr == (
+        "error: POST /mc/apps/nope-app/containers -> 404 Not Found: no app 'nope-app'\n"
+    )
