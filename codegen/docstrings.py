@@ -4,8 +4,9 @@ A user reads what the call returns, what it raises, what it retries and what it
 tolerates; all of it follows from the operation in the document (its security, its
 responses, its `x-sdk-result`) and from the runtime's fixed rules. The document's own
 descriptions may also note what the API reference leaves out ("Status codes are not
-shown in the reference"): those notes are for maintainers, and a clause that speaks of
-the reference is left out of the docstring.
+shown in the reference") and cite issues: those notes are for maintainers, and are left
+out of the docstring (`for_users`, the runtime's `_notes.py`, which the help of the
+command line uses too).
 
 The runtime's rules named here (which statuses are retried, which exception a status
 becomes) are checked against the runtime by tests/spec/test_docstrings.py.
@@ -13,9 +14,11 @@ becomes) are checked against the runtime by tests/spec/test_docstrings.py.
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import textwrap
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 #: Statuses retried for idempotent methods, and for any method (the runtime's RetryPolicy).
@@ -33,20 +36,22 @@ STATUS_ERRORS = {
     429: "RateLimitError",
 }
 _SUCCESS = ("200", "201", "2XX", "203", "204", "202")
-_MAINTAINERS = re.compile(r"\bthe reference\b", re.I)
-
 Deref = Callable[[Any], dict[str, Any]]
 
 
-def for_users(text: str) -> str:
-    """`text` without the clauses that speak of the reference (notes for maintainers)."""
-    kept: list[str] = []
-    for sentence in re.split(r"(?<=\.)\s+", " ".join(text.split())):
-        clauses = [c for c in sentence.rstrip(".").split("; ") if c and not _MAINTAINERS.search(c)]
-        if clauses:
-            joined = "; ".join(clauses)
-            kept.append(joined[0].upper() + joined[1:] + ".")
-    return " ".join(kept)
+def _runtime_module(name: str) -> Any:
+    """A standard-library-only module of the runtime beside this folder, loaded by path
+    (not by importing the package: the project being regenerated may not be installed)."""
+    path = Path(__file__).resolve().parents[1] / "src" / "edgedelivery_async" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"edgedelivery_runtime{name}", path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+for_users: Callable[[str], str] = _runtime_module("_notes").for_users
 
 
 def error_class(status: int) -> str:

@@ -41,6 +41,7 @@ REGENERATION = (
     "generator-config.yaml",
     "pyproject.toml",
     "src/edgedelivery_async/_client.py",  # the emitter reserves the client's own names
+    "src/edgedelivery_async/_notes.py",  # docstrings leave the document's notes out with it
 )
 # Never part of a copy: VCS data, environments, caches, build output.
 LEFT_OUT = (

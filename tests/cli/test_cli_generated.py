@@ -123,6 +123,19 @@ def test_no_help_shows_a_type_placeholder(cli: Run) -> None:
         assert not found, f"{' '.join(path)} --help shows {found}"
 
 
+def test_no_help_shows_the_documents_notes_for_maintainers(cli: Run) -> None:
+    """The document's notes on where it departs from the API reference ("Status codes are
+    not shown in the reference") and its citations of issues ("(issue 11)") were in the
+    help of commands and options, as docstrings never had them."""
+    document = json.dumps(_document.document())
+    assert "the reference" in document  # (the notes are there to be left out)
+    assert "issue 11" in document
+    for path in every_help_path(typer.main.get_command(app), []):
+        text = " ".join(plain(cli(*path, "--help").out).split())
+        assert "the reference" not in text, path
+        assert not re.search(r"\bissue \d", text), path
+
+
 def test_on_off_reads_as_a_flag(cli: Run) -> None:
     text = plain(cli("pull-zones", "set-force-ssl", "--help").out)
     assert "--on --off Force HTTPS on or off." in text

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from .._media import json_media
+from .._notes import for_users
 
 PACKAGE = "edgedelivery_openapi"
 _METHODS = ("get", "put", "post", "delete", "patch", "head")
@@ -282,7 +283,7 @@ def _operation(
         method=method,
         command=operation.get("x-cli-command") or kebab_case(method),
         summary=operation.get("summary", "").strip(),
-        description=operation.get("description", "").strip(),
+        description=for_users(operation.get("description", "")),
         requires_key=bool(security) and {} not in security,
         path_params=tuple(by_location["path"]),
         query_params=tuple(by_location["query"]),
@@ -301,4 +302,4 @@ def _first_line(text: str) -> str:
 
 
 def _first_paragraph(text: str) -> str:
-    return " ".join(text.strip().split("\n\n", 1)[0].split())
+    return for_users(text.strip().split("\n\n", 1)[0])
