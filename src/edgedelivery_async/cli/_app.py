@@ -2,7 +2,8 @@
 
 The per-operation commands are generated from the OpenAPI document (`_commands`);
 `shield dump` and `demo` are written by hand. Building the tree reads the document
-with `json` and imports no SDK module: a command imports what it needs when it runs,
+with `json` and imports none of the SDK's client, transport or validation modules (only
+its small standard-library ones): a command imports what it needs when it runs,
 so `edgedelivery --help` stays fast.
 """
 

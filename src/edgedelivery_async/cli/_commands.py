@@ -12,7 +12,8 @@ One group per resource (tag), one command per operation (`_document`):
 A command runs the generated method (`client.operation(operation_id)`), so it has
 the SDK's validation, retries, timeouts and errors. `_overrides` adds the few
 conveniences the document cannot say, keyed by operation id; nothing here names an
-operation. SDK modules are imported only when a command runs, never for `--help`.
+operation. The SDK's client, transport and validation are imported only when a command
+runs, never for `--help`.
 """
 
 from __future__ import annotations
