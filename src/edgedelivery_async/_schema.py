@@ -4,7 +4,8 @@ The generated package ships the checked-in document (`openapi.json`), so the
 facade's routes and validation rules come from the same source as the models.
 OpenAPI 3.0 schemas are translated once into JSON Schema (2020-12) for
 `jsonschema`: `nullable` becomes a `null` type, `int64`/`int32` become ranges, and
-a pattern's final `$` becomes `\\Z` (Python's `$` also matches before a final newline).
+a pattern's final `$` becomes `\\Z` (Python's `$` also matches before a final newline),
+and a `discriminator` selects the one variant of its `oneOf`/`anyOf` that is checked.
 """
 
 from __future__ import annotations
@@ -353,6 +354,7 @@ def _to_json_schema(node: Any) -> Any:
     """Translate an OpenAPI 3.0 schema into JSON Schema 2020-12, walking it structurally."""
     if not isinstance(node, dict):
         return node  # `true`/`false` schemas, or a value where a schema was expected
+    node = discriminated(node)
     out: dict[str, Any] = {}
     for key, value in node.items():
         if key == "example" or key.startswith("x-"):
@@ -382,6 +384,53 @@ def _to_json_schema(node: Any) -> Any:
             out["enum"] = [*out["enum"], None]
         if "type" not in out and out:  # a $ref or an allOf/anyOf: null is one more alternative
             out = {"anyOf": [out, {"type": "null"}]}
+    return out
+
+
+def discriminated(node: dict[str, Any]) -> dict[str, Any]:
+    """A `oneOf`/`anyOf` of `$ref`s with a `discriminator`, checked as OpenAPI 3.0 says: the
+    property's value selects the one variant the value must fit (a `mapping` entry, else
+    the variant whose schema name is the value); a value that selects none is refused.
+
+    JSON Schema has no discriminator: `oneOf` alone refused a valid Cat that also fitted
+    an open Dog ("valid under each of"). The translation is an `if`/`then` per variant
+    (rather than an `anyOf` of the variants: the problems reported are then the selected
+    variant's own), with the property required and one of the values that select a
+    variant. Any other node is returned as it is. `$ref`s stay: the fake inlines a
+    custom document's after this translation (`testing._document.Document.inline`).
+    """
+    rule = node.get("discriminator")
+    key = next((k for k in ("oneOf", "anyOf") if isinstance(node.get(k), list)), None)
+    if key is None or not isinstance(rule, dict) or not isinstance(rule.get("propertyName"), str):
+        return node
+    name = rule["propertyName"]
+    mapping: dict[str, Any] = rule["mapping"] if isinstance(rule.get("mapping"), dict) else {}
+    selects: dict[str, list[str]] = {}  # a variant's $ref -> the values that select it
+    for value, target in mapping.items():
+        ref = str(target) if "/" in str(target) else f"#/components/schemas/{target}"
+        selects.setdefault(ref, []).append(str(value))
+    for variant in node[key]:
+        found_ref = variant.get("$ref") if isinstance(variant, dict) else None
+        if isinstance(found_ref, str) and found_ref not in selects:
+            implicit = found_ref.rsplit("/", 1)[-1]
+            if implicit not in mapping:
+                selects[found_ref] = [implicit]
+    if not selects:
+        return node
+    values = [value for found in selects.values() for value in found]
+    before: list[Any] = node["allOf"] if isinstance(node.get("allOf"), list) else []
+    out = {k: v for k, v in node.items() if k not in (key, "discriminator")}
+    out["allOf"] = [
+        *before,
+        {"required": [name], "properties": {name: {"enum": values}}},
+        *(
+            {
+                "if": {"required": [name], "properties": {name: {"enum": found}}},
+                "then": {"$ref": ref},
+            }
+            for ref, found in selects.items()
+        ),
+    ]
     return out
 
 

@@ -77,6 +77,7 @@ class Document:
             return [self._inline(item, trail) for item in node]
         if not isinstance(node, dict):
             return node
+        node = _schema.discriminated(node)  # it reads the variants' `$ref`s
         if isinstance(node.get("$ref"), str):  # a property named `$ref` is a name
             ref = node["$ref"]
             if ref in trail:
