@@ -5,7 +5,8 @@ facade's routes and validation rules come from the same source as the models.
 OpenAPI 3.0 schemas are translated once into JSON Schema (2020-12) for
 `jsonschema`: `nullable` becomes a `null` type, `int64`/`int32` become ranges, and
 a pattern's final `$` becomes `\\Z` (Python's `$` also matches before a final newline),
-and a `discriminator` selects the one variant of its `oneOf`/`anyOf` that is checked.
+a `discriminator` selects the one variant of its `oneOf`/`anyOf` that is checked, and a
+`readOnly` property is not required (every schema validated is a request's).
 """
 
 from __future__ import annotations
@@ -370,6 +371,7 @@ def _to_json_schema(node: Any) -> Any:
     ref = out.get("$ref")
     if isinstance(ref, str) and ref.startswith("#/"):
         out["$ref"] = _SPEC_URI + ref
+    _not_required_in_requests(node, out)
     _bounds(out)
     pattern = out.get("pattern")
     if isinstance(pattern, str) and pattern.endswith("$") and not pattern.endswith("\\$"):
@@ -432,6 +434,35 @@ def discriminated(node: dict[str, Any]) -> dict[str, Any]:
         ),
     ]
     return out
+
+
+def _not_required_in_requests(node: dict[str, Any], out: dict[str, Any]) -> None:
+    """A `readOnly` property is not required in a request (OpenAPI 3.0): every schema
+    validated here is a request's, so it leaves `required` (the emitter leaves it out of
+    the method's arguments). A body without a required readOnly `Id` was refused. Nothing
+    else changes: a readOnly member that is sent is still checked. (No reply is validated,
+    where the same would hold for `writeOnly`.)"""
+    required, properties = node.get("required"), node.get("properties")
+    if not isinstance(required, list) or not isinstance(properties, dict):
+        return
+    kept = [name for name in required if not _read_only(properties.get(name))]
+    if len(kept) != len(required):
+        out["required"] = kept
+
+
+def _read_only(prop: Any) -> bool:
+    """Whether a property's schema (or the schema its `$ref` names) says `readOnly`."""
+    seen = 0
+    while isinstance(prop, dict) and prop.get("readOnly") is not True and seen < 32:
+        ref = prop.get("$ref")
+        if not isinstance(ref, str) or not ref.startswith("#/"):
+            return False
+        try:
+            prop = deref({"$ref": ref})
+        except (KeyError, TypeError, IndexError):
+            return False
+        seen += 1
+    return isinstance(prop, dict) and prop.get("readOnly") is True
 
 
 def _bounds(out: dict[str, Any]) -> None:

@@ -168,3 +168,38 @@ def test_a_discriminator_selects_the_one_variant_checked(
     was refused ("is valid under each of") by the SDK and by the fake."""
     schema = {"$ref": f"#/components/schemas/{name}"}
     assert _both(PETS, shipped_as, schema, value) == problems
+
+
+ITEMS = {
+    "components": {
+        "schemas": {
+            "Identifier": {"type": "integer", "readOnly": True},
+            "AuditItem": {
+                "type": "object",
+                "required": ["Id", "Ref", "Name"],
+                "properties": {
+                    "Id": {"type": "integer", "readOnly": True},
+                    "Ref": {"$ref": "#/components/schemas/Identifier"},
+                    "Name": {"type": "string"},
+                },
+            },
+        }
+    }
+}
+
+
+@pytest.mark.parametrize(
+    ("value", "problems"),
+    [
+        ({"Name": "n"}, []),  # was "Id: 'Id' is a required property" (and Ref)
+        ({}, ["Name: 'Name' is a required property"]),
+        ({"Name": "n", "Id": "x"}, ["Id: 'x' is not of type 'integer'"]),  # still checked
+    ],
+)
+def test_a_read_only_property_is_not_required_in_a_request(
+    shipped_as: Any, value: Any, problems: list[str]
+) -> None:
+    """OpenAPI 3.0: readOnly properties are not required in requests. The emitter leaves
+    them out of the method's arguments, and the SDK and the fake then refused the body."""
+    schema = {"$ref": "#/components/schemas/AuditItem"}
+    assert _both(ITEMS, shipped_as, schema, value) == problems
