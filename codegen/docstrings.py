@@ -21,6 +21,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from runtime_rules import media as _media  # the runtime's rule of which types are JSON
+
 #: Statuses retried for idempotent methods, and for any method (the runtime's RetryPolicy).
 RETRIED_IDEMPOTENT = (408, 429, 500, 502, 503, 504)
 RETRIED_ANY = (429, 503)
@@ -97,7 +99,7 @@ def _success(responses: dict[str, Any], deref: Deref) -> tuple[dict[str, Any], d
     for status in _SUCCESS:
         if status in responses:
             response = deref(responses[status])
-            media = response.get("content", {}).get("application/json") or {}
+            media = _media.json_media(response.get("content") or {}) or {}
             rule = deref(media.get("schema", {})).get("x-sdk-result")
             return response, rule if isinstance(rule, dict) else {}
     return {}, {}
@@ -112,14 +114,14 @@ def _returns(result_type: str, success: dict[str, Any], rule: dict[str, Any], de
     if (
         result_type in ("str", "bytes")
         and declared
-        and not any("json" in str(k).lower() for k in declared)
+        and not any(_media.is_json(str(k)) for k in declared)
     ):
         what = ", decoded in its declared charset (UTF-8 if none)" if result_type == "str" else ""
         return (
             f"{result_type}: the reply's body{what}. For a large one, `.to_file(path, ...)` "
             "writes it to a file as it arrives instead (capped by `max_download_bytes`)."
         )
-    media = success.get("content", {}).get("application/json") or {}
+    media = _media.json_media(success.get("content") or {}) or {}
     schema = deref(media.get("schema", {}))
     if result_type == "Any" and not schema.get("properties"):
         return "Any: the reply's JSON body as the server sent it (the document gives no shape)."

@@ -41,6 +41,7 @@ import yaml
 from docstrings import describe  # codegen/docstrings.py, beside this script
 from openapi_python_client.strings import ClassName, snake_case
 from prepare_spec import breaks_its_schema  # codegen/prepare_spec.py, beside this script
+from runtime_rules import media as runtime_media  # codegen/runtime_rules.py: src's rule
 
 SUCCESS = ("200", "201", "2XX", "203", "204", "202")  # the result, before "accepted"
 INPUT_SCALARS = {"string": "str", "integer": "int", "number": "float", "boolean": "bool"}
@@ -543,16 +544,11 @@ def _identifier(name: str) -> str:
 
 
 def _json_media(content: dict[str, Any]) -> dict[str, Any] | None:
-    """The JSON media of a `content` map, in any spelling (`application/json` first), as the
-    runtime reads it (`edgedelivery_async._schema.json_media`)."""
-    if "application/json" in content:
-        found: dict[str, Any] = content["application/json"]
-        return found
-    for kind, media in content.items():
-        name = str(kind).split(";", 1)[0].strip().lower()
-        if name == "text/json" or (name.startswith("application/") and name.endswith("+json")):
-            return dict(media)
-    return None
+    """The JSON media of a `content` map, in any spelling (`application/json` first): the
+    runtime's own rule (`edgedelivery_async._media.json_media`), so that a type the runtime
+    sends and reads as JSON (`application/json; charset=utf-8`) is JSON to the method too."""
+    found: dict[str, Any] | None = runtime_media.json_media(content)
+    return found
 
 
 def _fits(value: Any, schema: dict[str, Any]) -> bool:

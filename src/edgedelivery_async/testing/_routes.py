@@ -52,11 +52,12 @@ class Route:
         return key is not None and (key == "default" or self.responses[key])
 
     def accepts(self, content_type: str | None) -> bool:
-        """Whether the document lists `content_type` (parameters ignored) for the body."""
+        """Whether the document lists `content_type` for the body, the parameters of both
+        ignored (`application/json; charset=utf-8` declared takes `application/json`)."""
         if not content_type:
             return False
         received = content_type.split(";", 1)[0].strip().lower()
-        for declared in self.media_types:
+        for declared in (kind.split(";", 1)[0].strip() for kind in self.media_types):
             if declared == received:
                 return True
             if declared == "application/*+json" and _JSON_RE.match(received):
