@@ -65,7 +65,9 @@ def prepare_call(call: Call[Any]) -> Prepared:
     if op.header_params or call.headers:
         headers = encode_headers(op.header_params, call.headers, problems)
     content = None
-    if op.body_kind != "json":
+    if call.body is None and not op.body_required:
+        pass  # a body the document does not require, not given: none is sent
+    elif op.body_kind != "json":
         content = encode_raw_body(op.body_kind, call.body, problems)
     elif op.body_schema is not None:
         content = encode_body(op.body_schema, call.body, problems)

@@ -69,6 +69,7 @@ class Operation:
     pagination: dict[str, Any] | None = None  # its resolved `x-sdk-pagination`, if paginated
     body_media: str | None = None  # the request body's media type when not application/json
     body_kind: str = "json"  # the request body: "json", "text" (a str) or "binary" (bytes)
+    body_required: bool = True  # its `requestBody.required`: when not, None sends no body
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,7 +106,8 @@ def operations() -> dict[str, Operation]:
                 continue
             params = [deref(p) for p in op.get("parameters", [])]
             security = op.get("security", spec().get("security", []))
-            content = deref(op.get("requestBody", {})).get("content", {})
+            request_body = deref(op.get("requestBody", {}))
+            content = request_body.get("content", {})
             body = json_media(content)
             body_kind, body_media = request_media(content)
             result = _success_schema(op)
@@ -126,6 +128,7 @@ def operations() -> dict[str, Operation]:
                 pagination=pagination_of(op),
                 body_media=body_media,
                 body_kind=body_kind,
+                body_required=request_body.get("required") is True,
             )
     return found
 

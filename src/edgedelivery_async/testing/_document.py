@@ -104,7 +104,8 @@ def read_operations(
                 continue
             params = [resolve(p) for p in op.get("parameters", [])]
             security = op.get("security", spec.get("security", []))
-            content = resolve(op.get("requestBody", {})).get("content", {})
+            request_body = resolve(op.get("requestBody", {}))
+            content = request_body.get("content", {})
             media = json_media(content)
             body_kind, body_media = _schema.request_media(content)
             result = _success_schema(op, resolve)
@@ -127,6 +128,7 @@ def read_operations(
                 pagination=_schema.pagination_of(op),
                 body_media=body_media,
                 body_kind=body_kind,
+                body_required=request_body.get("required") is True,
             )
     return found
 

@@ -131,11 +131,14 @@ def query_params(route: Route, raw_path: str, document: Document) -> dict[str, A
 
 
 def json_body(route: Route, content_type: str | None, body: bytes, document: Document) -> Any:
-    """The request body, parsed and validated against the operation's schema (None if none)."""
+    """The request body, parsed and validated against the operation's schema (None if none,
+    or if an empty one where the document does not require a body)."""
     schema = route.operation.body_schema
     if schema is None:
         return None
     if not body.strip():
+        if not route.operation.body_required:
+            return None  # a body the document does not require may be left out
         raise BadRequest([_schema.Problem("", "a request body is required")])
     if not route.accepts(content_type):
         status = 415 if route.declares(415) else 400
