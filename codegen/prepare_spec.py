@@ -29,6 +29,7 @@ from typing import Any
 
 import yaml
 from openapi_python_client.strings import snake_case
+from referencing.exceptions import Unresolvable
 
 JSON = "application/json"
 METHODS = ("get", "put", "post", "delete", "patch", "head", "options", "trace")
@@ -212,38 +213,33 @@ def refs_resolve(spec: dict[str, Any]) -> list[str]:
     return []
 
 
-def breaks_its_schema(value: Any, schema: dict[str, Any]) -> str | None:
-    """How a default breaks its own (resolved) schema, or None: the type, `enum`,
-    `minimum`/`maximum`, `minLength`/`maxLength` (what documents get wrong; `page`
-    default 0 with `minimum: 1`)."""
-    kinds: dict[str, Any] = {
-        "integer": int,
-        "number": (int, float),
-        "string": str,
-        "boolean": bool,
-        "array": list,
-        "object": dict,
-    }
-    kind = schema.get("type")
-    if value is None:
-        return None if schema.get("nullable") else "null, which the schema does not allow"
-    if isinstance(kind, str) and kind in kinds:
-        wrong_bool = isinstance(value, bool) and kind in ("integer", "number")
-        if wrong_bool or not isinstance(value, kinds[kind]):
-            return f"not of type {kind}"
-    if "enum" in schema and value not in schema["enum"]:
-        return "not one of its enum"
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        if "minimum" in schema and value < schema["minimum"]:
-            return f"below its minimum {schema['minimum']:g}"
-        if "maximum" in schema and value > schema["maximum"]:
-            return f"above its maximum {schema['maximum']:g}"
-    if isinstance(value, str):
-        if len(value) < schema.get("minLength", 0):
-            return f"shorter than its minLength {schema['minLength']}"
-        if "maxLength" in schema and len(value) > schema["maxLength"]:
-            return f"longer than its maxLength {schema['maxLength']}"
-    return None
+def _runtime_schema() -> Any:
+    """`edgedelivery_async._schema` of this tree (codegen/runtime_rules.py, beside this
+    script, which tests also load from its path)."""
+    here = str(Path(__file__).resolve().parent)
+    if here not in sys.path:
+        sys.path.append(here)
+    import runtime_rules
+
+    return runtime_rules.schema
+
+
+def breaks_its_schema(
+    value: Any, schema: dict[str, Any], spec: dict[str, Any] | None = None
+) -> str | None:
+    """How a default breaks its own (resolved) schema, or None. Judged by the runtime's
+    own validator (`edgedelivery_async._schema.validate_in`, the translation the SDK checks
+    its requests with, `$ref`s read from `spec`), so that every keyword counts: a
+    hand-written subset missed `exclusiveMinimum`, `pattern` and `multipleOf`, and the SDK
+    then refused its own default."""
+    checked = {key: item for key, item in schema.items() if key != "default"}
+    try:
+        problems = _runtime_schema().validate_in(spec or {}, checked, value)
+    except Unresolvable:  # a `$ref` that `spec` does not hold
+        return "not checkable (a $ref of its schema cannot be followed)"
+    if not problems:
+        return None
+    return "; ".join(problem.message for problem in problems)
 
 
 def parameter_defaults_fit(spec: dict[str, Any]) -> list[str]:
@@ -260,7 +256,7 @@ def parameter_defaults_fit(spec: dict[str, Any]) -> list[str]:
             schema = _resolve(spec, parameter.get("schema", {}))
             if "default" not in schema:
                 continue
-            why = breaks_its_schema(schema["default"], schema)
+            why = breaks_its_schema(schema["default"], schema, spec)
             if why is None:
                 continue
             # The operation gets its own copy; a shared component stays as it is.
@@ -269,8 +265,8 @@ def parameter_defaults_fit(spec: dict[str, Any]) -> list[str]:
             parameters[index] = fixed
             done.append(
                 f"{_where(method, path, op)}: parameter {parameter.get('name')!r} default"
-                f" {json.dumps(schema['default'])} is {why}; dropped (not sent, the server"
-                " applies its own)"
+                f" {json.dumps(schema['default'])} breaks its schema ({why}); dropped (not"
+                " sent, the server applies its own)"
             )
     return done
 

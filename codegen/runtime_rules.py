@@ -28,3 +28,4 @@ def load(name: str) -> types.ModuleType:
 
 
 media = load("_media")
+schema = load("_schema")

@@ -215,6 +215,34 @@ def validate(
     is not an integer: it would be sent as a float. JSON Schema alone takes it (the fake).
     """
     validator = _validator(json.dumps(schema, sort_keys=True), exact_integers)
+    return _problems(validator, instance)
+
+
+def validate_in(
+    document: dict[str, Any], schema: dict[str, Any], instance: Any, *, exact_integers: bool = True
+) -> list[Problem]:
+    """`validate` against `document` instead of the shipped one (the generator's repairs
+    judge a default of the document being prepared with it: one rule, not a copy)."""
+    import jsonschema
+    import referencing
+    import referencing.jsonschema
+
+    def resolve(node: dict[str, Any]) -> dict[str, Any]:
+        return deref(node, document)
+
+    translated = _to_json_schema(schema, resolve)
+    registry: referencing.Registry[Any] = referencing.Registry()
+    if "$ref" in json.dumps(translated):  # (a parameter's schema seldom has one)
+        resource = referencing.Resource.from_contents(
+            _document_as_json_schema(document, resolve),
+            default_specification=referencing.jsonschema.DRAFT202012,
+        )
+        registry = registry.with_resource(_SPEC_URI, resource)
+    kind: Any = _exact_validator() if exact_integers else jsonschema.Draft202012Validator
+    return _problems(kind(translated, registry=registry), instance)
+
+
+def _problems(validator: jsonschema.protocols.Validator, instance: Any) -> list[Problem]:
     try:
         errors = sorted(validator.iter_errors(instance), key=lambda e: list(map(str, e.path)))
         return [Problem(_field(error), _message(error)) for error in errors]
@@ -284,9 +312,10 @@ def _message(error: jsonschema.ValidationError) -> str:
     return str(error.message)
 
 
-def deref(node: dict[str, Any]) -> dict[str, Any]:
+def deref(node: dict[str, Any], document: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Follow `$ref`s of the shipped document (or of `document`) until a real node."""
     while "$ref" in node:
-        target: Any = spec()
+        target: Any = spec() if document is None else document
         for part in node["$ref"].removeprefix("#/").split("/"):
             target = target[part]
         node = target
@@ -335,11 +364,15 @@ def _registry() -> referencing.Registry[Any]:
     return registry
 
 
-def _document_as_json_schema(document: dict[str, Any]) -> dict[str, Any]:
+def _document_as_json_schema(
+    document: dict[str, Any], resolve: Callable[[dict[str, Any]], dict[str, Any]] = deref
+) -> dict[str, Any]:
     """The document with its component schemas translated (what `$ref`s point at)."""
     components = dict(document.get("components", {}))
     schemas = components.get("schemas", {})
-    components["schemas"] = {name: _to_json_schema(schema) for name, schema in schemas.items()}
+    components["schemas"] = {
+        name: _to_json_schema(schema, resolve) for name, schema in schemas.items()
+    }
     return {**document, "components": components}
 
 
@@ -354,8 +387,11 @@ _SCHEMA_LISTS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
 _SCHEMA_MAPS = frozenset({"properties", "patternProperties", "$defs", "definitions"})
 
 
-def _to_json_schema(node: Any) -> Any:
-    """Translate an OpenAPI 3.0 schema into JSON Schema 2020-12, walking it structurally."""
+def _to_json_schema(
+    node: Any, resolve: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+) -> Any:
+    """Translate an OpenAPI 3.0 schema into JSON Schema 2020-12, walking it structurally
+    (`resolve` reads a `$ref` of the document: the shipped one's by default)."""
     if not isinstance(node, dict):
         return node  # `true`/`false` schemas, or a value where a schema was expected
     node = discriminated(node)
@@ -364,17 +400,17 @@ def _to_json_schema(node: Any) -> Any:
         if key == "example" or key.startswith("x-"):
             continue
         if key in _ONE_SCHEMA:
-            out[key] = _to_json_schema(value)
+            out[key] = _to_json_schema(value, resolve)
         elif key in _SCHEMA_LISTS and isinstance(value, list):
-            out[key] = [_to_json_schema(item) for item in value]
+            out[key] = [_to_json_schema(item, resolve) for item in value]
         elif key in _SCHEMA_MAPS and isinstance(value, dict):
-            out[key] = {name: _to_json_schema(item) for name, item in value.items()}
+            out[key] = {name: _to_json_schema(item, resolve) for name, item in value.items()}
         else:
             out[key] = value
     ref = out.get("$ref")
     if isinstance(ref, str) and ref.startswith("#/"):
         out["$ref"] = _SPEC_URI + ref
-    _not_required_in_requests(node, out)
+    _not_required_in_requests(node, out, resolve or deref)
     _bounds(out)
     pattern = out.get("pattern")
     if isinstance(pattern, str) and pattern.endswith("$") and not pattern.endswith("\\$"):
@@ -439,7 +475,9 @@ def discriminated(node: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _not_required_in_requests(node: dict[str, Any], out: dict[str, Any]) -> None:
+def _not_required_in_requests(
+    node: dict[str, Any], out: dict[str, Any], resolve: Callable[[dict[str, Any]], dict[str, Any]]
+) -> None:
     """A `readOnly` property is not required in a request (OpenAPI 3.0): every schema
     validated here is a request's, so it leaves `required` (the emitter leaves it out of
     the method's arguments). A body without a required readOnly `Id` was refused. Nothing
@@ -448,12 +486,12 @@ def _not_required_in_requests(node: dict[str, Any], out: dict[str, Any]) -> None
     required, properties = node.get("required"), node.get("properties")
     if not isinstance(required, list) or not isinstance(properties, dict):
         return
-    kept = [name for name in required if not _read_only(properties.get(name))]
+    kept = [name for name in required if not _read_only(properties.get(name), resolve)]
     if len(kept) != len(required):
         out["required"] = kept
 
 
-def _read_only(prop: Any) -> bool:
+def _read_only(prop: Any, resolve: Callable[[dict[str, Any]], dict[str, Any]]) -> bool:
     """Whether a property's schema (or the schema its `$ref` names) says `readOnly`."""
     seen = 0
     while isinstance(prop, dict) and prop.get("readOnly") is not True and seen < 32:
@@ -461,7 +499,7 @@ def _read_only(prop: Any) -> bool:
         if not isinstance(ref, str) or not ref.startswith("#/"):
             return False
         try:
-            prop = deref({"$ref": ref})
+            prop = resolve({"$ref": ref})
         except (KeyError, TypeError, IndexError):
             return False
         seen += 1

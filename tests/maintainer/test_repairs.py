@@ -5,6 +5,7 @@ scripts/regenerate.sh prints one line per repair."""
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import subprocess
 import sys
@@ -82,14 +83,45 @@ def test_a_parameter_default_that_breaks_its_own_schema_is_dropped() -> None:
     assert fixed[1]["schema"] == {"type": "integer", "maximum": 3}
     assert fixed[2] == valid
     assert done == [
-        "GET /zones (Zone_List): parameter 'page' default 0 is below its minimum 1;"
-        " dropped (not sent, the server applies its own)",
-        "GET /zones (Zone_List): parameter 'perPage' default 5 is above its maximum 3;"
-        " dropped (not sent, the server applies its own)",
+        "GET /zones (Zone_List): parameter 'page' default 0 breaks its schema (0 is out of"
+        " range); dropped (not sent, the server applies its own)",
+        "GET /zones (Zone_List): parameter 'perPage' default 5 breaks its schema (5 is out of"
+        " range); dropped (not sent, the server applies its own)",
     ]
     # The component a parameter refers to stays as published; the input is not changed.
     assert repaired["components"]["schemas"]["Size"]["default"] == 5
     assert document["paths"]["/zones"]["get"]["parameters"] == [page, size, valid]
+
+
+@pytest.mark.parametrize(
+    ("schema", "bad", "why", "good"),
+    [
+        ({"type": "integer", "minimum": 0, "exclusiveMinimum": True}, 0,
+         "0 is less than or equal to the minimum of 0", 1),
+        ({"type": "string", "pattern": "^[a-z]+$"}, "A1", "'A1' does not match '^[a-z]+$'", "a"),
+        ({"type": "integer", "multipleOf": 10}, 5, "5 is not a multiple of 10", 20),
+        ({"type": "integer"}, 1.0, "1.0 is not of type 'integer'", 1),  # 1.0 would be sent
+        ({"allOf": [{"$ref": "#/components/schemas/Small"}]}, 9, "9 is out of range", 2),
+    ],
+)  # fmt: skip
+def test_a_default_is_judged_by_the_runtimes_own_validator(
+    schema: dict[str, Any], bad: Any, why: str, good: Any
+) -> None:
+    """The hand-written check knew type, enum, bounds and lengths only: a default 0 with
+    `exclusiveMinimum`, one that missed its `pattern` or `multipleOf` stayed, and `list()`
+    with no arguments raised InvalidRequestError for the SDK's own default."""
+    parameter = {"name": "size", "in": "query", "schema": {**schema, "default": bad}}
+    operation = {"operationId": "Z_List", "parameters": [parameter], "responses": OK}
+    document = _document({"/z": {"get": operation}})
+    document["components"]["schemas"]["Small"] = {"type": "integer", "maximum": 3}
+    repaired, done = prepare_spec.repair(document)
+    assert repaired["paths"]["/z"]["get"]["parameters"][0]["schema"] == schema
+    assert done == [
+        f"GET /z (Z_List): parameter 'size' default {json.dumps(bad)} breaks its"
+        f" schema ({why}); dropped (not sent, the server applies its own)"
+    ]
+    parameter["schema"] = {**schema, "default": good}
+    assert prepare_spec.repair(document)[1] == []
 
 
 def test_a_path_parameter_the_path_lacks_is_dropped_and_an_undeclared_one_added() -> None:
