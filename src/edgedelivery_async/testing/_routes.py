@@ -26,7 +26,9 @@ class Route:
     """One operation as the fake serves it."""
 
     operation: _schema.Operation
-    segments: tuple[str | None, ...]  # a literal, or None where a path parameter sits
+    # a literal; None where a path parameter is the whole segment; a pattern where
+    # parameters sit inside one (`{day}.csv`), its groups in the order of `names`
+    segments: tuple[str | re.Pattern[str] | None, ...]
     names: tuple[str, ...]  # the path parameters in order
     area: Area
     media_types: tuple[str, ...]  # request body media types the document lists
@@ -118,7 +120,7 @@ class Router:
     def __init__(self, document: Document | None = None) -> None:
         self.document = document or Document()
         built = [self._route(op) for op in self.document.operations.values()]
-        built.sort(key=lambda r: tuple(s is None for s in r.segments))
+        built.sort(key=lambda r: tuple(_rank(s) for s in r.segments))
         self.routes: tuple[Route, ...] = tuple(built)
         self._by_id = {route.operation_id: route for route in self.routes}
 
@@ -126,21 +128,24 @@ class Router:
         return f"<Router routes={len(self.routes)}>"
 
     def resolve(self, method: str, raw_path: str) -> Match | NotAllowed | None:
-        """The operation a request reaches, the methods its path allows, or None (unknown)."""
+        """The operation a request reaches, the methods its path allows, or None (unknown).
+
+        HEAD reaches a declared HEAD operation, else the path's GET (answered without a body).
+        """
         segments = split_path(raw_path)
         candidates = [
-            route
+            (route, values)
             for route in self.routes
-            if len(route.segments) == len(segments) and _fits(route, segments)
+            if len(route.segments) == len(segments)
+            and (values := _values(route, segments)) is not None
         ]
         if not candidates:
             return None
-        lookup = "GET" if method == "HEAD" else method
-        for route in candidates:
-            if route.operation.method == lookup:
-                values = (s for s, t in zip(segments, route.segments, strict=True) if t is None)
-                return Match(route, dict(zip(route.names, values, strict=True)))
-        methods = {route.operation.method for route in candidates}
+        for lookup in (method, "GET") if method == "HEAD" else (method,):
+            for route, values in candidates:
+                if route.operation.method == lookup:
+                    return Match(route, dict(zip(route.names, values, strict=True)))
+        methods = {route.operation.method for route, _ in candidates}
         if "GET" in methods:
             methods.add("HEAD")
         return NotAllowed(tuple(sorted(methods | {"OPTIONS"})))
@@ -160,12 +165,13 @@ class Router:
     def _route(self, operation: _schema.Operation) -> Route:
         raw = self.document.raw(operation)
         template = operation.path.split("/")
+        names = [name for segment in template for name in _PARAM_RE.findall(segment)]
         content = self.document.deref(raw.get("requestBody", {})).get("content", {})
         parameters = [self.document.deref(p) for p in raw.get("parameters", [])]
         return Route(
             operation=operation,
-            segments=tuple(None if _is_param(s) else s for s in template),
-            names=tuple(s[1:-1] for s in template if _is_param(s)),
+            segments=tuple(_segment(s) for s in template),
+            names=tuple(names),
             area=_area(operation.path),
             media_types=tuple(str(m).lower() for m in content),
             responses={
@@ -206,16 +212,45 @@ def deref(node: dict[str, Any]) -> dict[str, Any]:
     return default_router().document.deref(node)
 
 
-def _fits(route: Route, segments: list[str]) -> bool:
-    """A literal segment matches itself; a path parameter any segment but an empty one
-    (`/dnszone/` is not `/dnszone/{id}` with an empty id)."""
-    return all(
-        (s != "") if t is None else t == s for s, t in zip(segments, route.segments, strict=True)
-    )
+def _values(route: Route, segments: list[str]) -> list[str] | None:
+    """The path parameters' values, in order, if the request's segments fit the route's,
+    else None. A literal segment matches itself; a path parameter any text but an empty
+    one (`/dnszone/` is not `/dnszone/{id}` with an empty id), also inside a segment
+    (`/reports/{day}.csv`)."""
+    values: list[str] = []
+    for segment, template in zip(segments, route.segments, strict=True):
+        if template is None:
+            if segment == "":
+                return None
+            values.append(segment)
+        elif isinstance(template, str):
+            if template != segment:
+                return None
+        else:
+            found = template.fullmatch(segment)
+            if found is None:
+                return None
+            values.extend(found.groups())
+    return values
 
 
-def _is_param(segment: str) -> bool:
-    return segment.startswith("{") and segment.endswith("}")
+_PARAM_RE = re.compile(r"\{([^{}/]+)\}")
+
+
+def _segment(template: str) -> str | re.Pattern[str] | None:
+    """A template segment as `_values` matches it: the literal, None for a whole
+    `{name}`, or a pattern for parameters inside a segment (`{day}.csv`)."""
+    parts = _PARAM_RE.split(template)  # literal, name, literal, name, ..., literal
+    if len(parts) == 1:
+        return template
+    if parts == ["", parts[1], ""]:
+        return None
+    return re.compile("".join(re.escape(p) if i % 2 == 0 else "(.+?)" for i, p in enumerate(parts)))
+
+
+def _rank(segment: str | re.Pattern[str] | None) -> int:
+    """Most specific first: a literal, then parameters inside a segment, then a whole one."""
+    return 0 if isinstance(segment, str) else 1 if segment is not None else 2
 
 
 def _area(path: str) -> Area:
