@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -43,9 +44,20 @@ _JSON_KINDS = {"array": list, "object": dict}
 
 # ------------------------------------------------------------ parameter types
 class PositiveId(click.ParamType):
-    """An id: a positive integer, refused before anything is sent otherwise."""
+    """An id: a positive integer (or one of the document's `minimum` or more, see
+    `id_type`), refused before anything is sent otherwise."""
 
     name = "id"
+
+    def __init__(self, minimum: int = 1) -> None:
+        self.minimum = minimum
+
+    @property
+    def rule(self) -> str:
+        """What an id is, for messages and help."""
+        if self.minimum == 1:
+            return "ids are positive integers (1 or more)"
+        return f"ids here are integers of {self.minimum} or more"
 
     def get_metavar(self, param: click.Parameter, ctx: click.Context) -> str | None:
         return ""  # the argument's own metavar says it; no `<int>` placeholder
@@ -57,16 +69,28 @@ class PositiveId(click.ParamType):
             text = str(value).strip()
             # ASCII digits only, not Arabic-Indic or fullwidth ones
             if not re.fullmatch(r"[+-]?[0-9]+", text):
-                self.fail(f"{value!r} is not an id: ids are positive integers", param, ctx)
+                self.fail(f"{value!r} is not an id: {self.rule.split(' (')[0]}", param, ctx)
             digits = text.lstrip("+-").lstrip("0") or "0"  # (int() refuses past 4,300
             if len(digits) > 19:  # digits, leading zeros too)
                 self.fail(f"{text[:40]}... is beyond the 64-bit id range", param, ctx)
             number = -int(digits) if text.startswith("-") else int(digits)
-        if number < 1:
-            self.fail(f"{number} is not an id: ids are positive integers (1 or more)", param, ctx)
+        if number < self.minimum:
+            self.fail(f"{number} is not an id: {self.rule}", param, ctx)
         if number > MAX_ID:
             self.fail(f"{number} is beyond the 64-bit id range", param, ctx)
         return number
+
+
+def id_type(schema: dict[str, Any]) -> PositiveId:
+    """The id type of an integer path parameter: its schema's `minimum` when it gives one
+    (an `exclusiveMinimum` adds 1), else 1: ids are positive integers where the document
+    says no more (the shipped document's, and the string ids the CLI reads as integers).
+    `minimum: 0` takes 0, which was refused ("ids are positive integers")."""
+    low = schema.get("minimum")
+    if isinstance(low, bool) or not isinstance(low, int | float):
+        return PositiveId()
+    bound = math.floor(low) + 1 if schema.get("exclusiveMinimum") is True else math.ceil(low)
+    return PositiveId(max(bound, -MAX_ID))
 
 
 class PlainText(click.ParamType):
@@ -123,12 +147,9 @@ class Command(TyperCommand):
             token = next(
                 (arg for arg in given if arg.startswith(error.option_name)), error.option_name
             )
-            if _NEGATIVE_NUMBER.fullmatch(token) and any(
-                isinstance(param.type, PositiveId) for param in self.params
-            ):
-                raise click.UsageError(
-                    f"{token} is not an id: ids are positive integers (1 or more)", ctx
-                ) from None
+            ids = [param.type for param in self.params if isinstance(param.type, PositiveId)]
+            if _NEGATIVE_NUMBER.fullmatch(token) and ids:
+                raise click.UsageError(f"{token} is not an id: {ids[0].rule}", ctx) from None
             raise
 
 
@@ -216,7 +237,10 @@ class GeneratedCommand:
         )
         name = f"path_{number}"
         metavar = item.option
-        help_text = item.description + (" A positive integer." if integer else "")
+        id_kind = id_type(item.schema)
+        what = " A positive integer." if id_kind.minimum == 1 else ""
+        what = what or f" An integer of {id_kind.minimum} or more."
+        help_text = item.description + (what if integer else "")
         self.params.append(
             Param(
                 name,
@@ -224,7 +248,7 @@ class GeneratedCommand:
                     int if integer else str,
                     typer.Argument(
                         metavar=metavar,
-                        click_type=PositiveId() if integer else PlainText(),
+                        click_type=id_kind if integer else PlainText(),
                         help=help_text.strip() or None,
                         show_default=False,
                     ),
