@@ -222,8 +222,8 @@ class Emitter:
         found: dict[str, Resource] = {}
         for path, item in self.spec["paths"].items():
             for http_method, operation in item.items():
-                if http_method not in ("get", "put", "post", "delete", "patch", "head"):
-                    continue
+                if http_method not in EMITTED_METHODS:
+                    continue  # (`left_out` names the operations, regeneration prints them)
                 tag_name = (operation.get("tags") or ["default"])[0]
                 tag = tags.get(tag_name, {"name": tag_name})
                 attribute = resource_attribute(tag)
@@ -721,6 +721,22 @@ def _deref_in(spec: dict[str, Any], node: Any) -> dict[str, Any]:
     return dict(node)
 
 
+EMITTED_METHODS = ("get", "put", "post", "delete", "patch", "head")
+
+
+def left_out(spec: dict[str, Any]) -> list[str]:
+    """One line for each operation that gets no method (OPTIONS, TRACE), naming it and
+    why: they were left out in silence, though the shipped document keeps them."""
+    return [
+        f"left out {method.upper()} {path} ({operation.get('operationId')}): no method is"
+        f" made for {method.upper()} operations; send it with"
+        f" client.request({method.upper()!r}, {path!r})"
+        for path, item in spec.get("paths", {}).items()
+        for method, operation in item.items()
+        if method in ("options", "trace") and isinstance(operation, dict)
+    ]
+
+
 def surface(resources: list[Resource], emitter: Emitter) -> str:
     """The public surface, one line a fact, for `PUBLIC_API.txt`."""
     lines = [
@@ -766,6 +782,8 @@ def main(
         previous = Surface.read(Path(previous_surface).read_text(encoding="utf-8"))
     emitter = Emitter(spec, model_names(package), previous)
     resources = emitter.resources()
+    for line in left_out(spec):
+        print(line)
     if emitter.problems:
         for problem in emitter.problems:
             print(f"emit_sdk: {problem}", file=sys.stderr)
