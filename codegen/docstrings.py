@@ -5,8 +5,8 @@ tolerates; all of it follows from the operation in the document (its security, i
 responses, its `x-sdk-result`) and from the runtime's fixed rules. The document's own
 descriptions may also note what the API reference leaves out ("Status codes are not
 shown in the reference") and cite issues: those notes are for maintainers, and are left
-out of the docstring (`for_users`, the runtime's `_notes.py`, which the help of the
-command line uses too).
+out of the docstring (`for_users`, the runtime's `_notes.py`, loaded by `runtime_rules`;
+the help of the command line uses it too).
 
 The runtime's rules named here (which statuses are retried, which exception a status
 becomes) are checked against the runtime by tests/spec/test_docstrings.py.
@@ -14,13 +14,12 @@ becomes) are checked against the runtime by tests/spec/test_docstrings.py.
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import textwrap
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
+import runtime_rules
 from runtime_rules import media as _media  # the runtime's rule of which types are JSON
 
 #: Statuses retried for idempotent methods, and for any method (the runtime's RetryPolicy).
@@ -41,19 +40,7 @@ _SUCCESS = ("200", "201", "2XX", "203", "204", "202")
 Deref = Callable[[Any], dict[str, Any]]
 
 
-def _runtime_module(name: str) -> Any:
-    """A standard-library-only module of the runtime beside this folder, loaded by path
-    (not by importing the package: the project being regenerated may not be installed)."""
-    path = Path(__file__).resolve().parents[1] / "src" / "edgedelivery_async" / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(f"edgedelivery_runtime{name}", path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-for_users: Callable[[str], str] = _runtime_module("_notes").for_users
+for_users: Callable[[str], str] = runtime_rules.load("_notes").for_users
 
 
 def error_class(status: int) -> str:

@@ -2,9 +2,9 @@
 
 Modules of `src/edgedelivery_async` (of the tree being regenerated) are loaded without
 running the package's `__init__`, which would import the generated package that is being
-rewritten: `_media` (which media types are JSON) imports nothing, `_schema` (the OpenAPI
-to JSON Schema translation and validation) only `_media`, and `jsonschema` when it first
-validates.
+rewritten: `_media` (which media types are JSON) and `_notes` (the document's text
+without its notes for maintainers) import nothing, `_schema` (the OpenAPI to JSON Schema
+translation and validation) only `_media`, and `jsonschema` when it first validates.
 """
 
 from __future__ import annotations

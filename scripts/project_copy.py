@@ -41,7 +41,7 @@ REGENERATION = (
     "generator-config.yaml",
     "pyproject.toml",
     "src/edgedelivery_async/_client.py",  # the emitter reserves the client's own names
-    "src/edgedelivery_async/_notes.py",  # docstrings leave the document's notes out with it
+    "src/edgedelivery_async/_notes.py",  # codegen/runtime_rules.py: the runtime's rules
     "src/edgedelivery_async/_media.py",  # codegen/runtime_rules.py: the runtime's rules
     "src/edgedelivery_async/_schema.py",
 )
