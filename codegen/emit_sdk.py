@@ -173,7 +173,14 @@ class Emitter:
         text = self._input_type(node, resource)
         return f"{text} | None" if nullable and text != "Any" else text
 
-    def _input_type(self, node: Any, resource: Resource) -> str:
+    def _input_type(self, node: Any, resource: Resource, seen: frozenset[str] = frozenset()) -> str:
+        """`seen`: the `$ref`s being typed; a schema that refers to itself (a map of
+        itself, an array of itself) is `Any` where it recurs (it recursed without end)."""
+        ref = node.get("$ref") if isinstance(node, dict) else None
+        if isinstance(ref, str):
+            if ref in seen:
+                return "Any"
+            seen = seen | {ref}
         model = self.model_of(node)
         target = self.deref(node) if isinstance(node, dict) else {}
         if model is not None:
@@ -181,16 +188,16 @@ class Emitter:
             if "enum" in target:
                 return f"{model} | {INPUT_SCALARS.get(target.get('type', ''), 'Any')}"
             values = target.get("additionalProperties")
-            inner = self._input_type(values, resource) if isinstance(values, dict) else "Any"
+            inner = self._input_type(values, resource, seen) if isinstance(values, dict) else "Any"
             return f"{model} | Mapping[str, {inner}]"
         kind = target.get("type")
         if kind in INPUT_SCALARS:
             return INPUT_SCALARS[kind]
         if kind == "array":
-            return f"Sequence[{self._input_type(target.get('items', {}), resource)}]"
+            return f"Sequence[{self._input_type(target.get('items', {}), resource, seen)}]"
         if kind == "object":
             values = target.get("additionalProperties")
-            inner = self._input_type(values, resource) if isinstance(values, dict) else "Any"
+            inner = self._input_type(values, resource, seen) if isinstance(values, dict) else "Any"
             return f"Mapping[str, {inner}]"
         return "Any"
 

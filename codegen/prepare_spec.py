@@ -443,6 +443,45 @@ def _odd_path_name(name: str) -> bool:
     return not re.fullmatch(r"[A-Za-z_-][A-Za-z0-9_-]*", name)
 
 
+def recursive_array_items(spec: dict[str, Any]) -> list[str]:
+    """The generator reads an array's items when it reads the array, so an array whose
+    items refer back to it (`Nested: {type: array, items: {$ref: Nested}}`, or through
+    other arrays) stopped it ("Recursive and circular references are not supported
+    directly in an array schema's 'items' section"). In its input such items are `{}`
+    (any value); the shipped document keeps the reference, so the SDK's types and the
+    runtime's validation still follow it."""
+    schemas = spec.get("components", {}).get("schemas", {})
+    done = []
+
+    def visit(node: Any, stack: tuple[str, ...]) -> None:
+        if not isinstance(node, dict) or node.get("type") != "array":
+            return
+        items = node.get("items")
+        if not isinstance(items, dict):
+            return
+        name = _component_name(items)
+        if name is None:
+            visit(items, stack)
+        elif name in stack:
+            node["items"] = {}
+            done.append(
+                f"components/schemas/{stack[0]}: array items refer back to {name}; the"
+                " generator reads them as any value (it refuses recursive array items)"
+            )
+        elif isinstance(schemas.get(name), dict):
+            visit(schemas[name], (*stack, name))
+
+    for name, schema in schemas.items():
+        visit(schema, (name,))
+    return done
+
+
+def _component_name(node: dict[str, Any]) -> str | None:
+    ref = node.get("$ref")
+    prefix = "#/components/schemas/"
+    return ref.removeprefix(prefix) if isinstance(ref, str) and ref.startswith(prefix) else None
+
+
 def drop_optional_security(spec: dict[str, Any]) -> None:
     """The generator types `client` as `AuthenticatedClient` whenever `security` is
     non-empty, even when `{}` (no credential) is one of its alternatives. The shield
@@ -529,16 +568,20 @@ REWRITES = (
     distinct_enum_names,
     generator_path_names,
     generator_operation_ids,
+    recursive_array_items,
     drop_optional_security,
     mark_secrets,
     nullable_everywhere,
 )
 
 
-def prepare(spec: dict[str, Any]) -> dict[str, Any]:
+def prepare(spec: dict[str, Any], notes: list[str] | None = None) -> dict[str, Any]:
+    """The generator's input; a rewrite that reports (returns lines) adds them to `notes`."""
     prepared = copy.deepcopy(spec)
     for rewrite in REWRITES:
-        rewrite(prepared)
+        lines = rewrite(prepared)
+        if lines and notes is not None:
+            notes.extend(lines)
     return prepared
 
 
@@ -558,13 +601,15 @@ def main(source: str, output: str, repaired_output: str | None = None) -> int:
     except Unrepairable as error:
         print(f"prepare_spec: cannot repair {source}: {error}", file=sys.stderr)
         return 1
-    for line in done:
+    notes: list[str] = []
+    prepared = prepare(spec, notes)
+    for line in [*done, *notes]:
         print(f"repaired {line}")
     if repaired_output:
         with open(repaired_output, "w", encoding="utf-8") as handle:
             json.dump(spec, handle, indent=1)
     with open(output, "w", encoding="utf-8") as handle:
-        json.dump(prepare(spec), handle, indent=2)
+        json.dump(prepared, handle, indent=2)
     return 0
 
 

@@ -1,0 +1,176 @@
+"""Valid documents whose schemas stopped code generation (or made code that does not type
+check): recursive schemas, names that meet the generator's or the runtime's own, YAML
+dates, type lists, enums of other than strings and integers. Unit tests call
+codegen/prepare_spec.py and codegen/emit_sdk.py on small documents."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import yaml
+
+from .test_naming import emit_sdk
+from .test_repairs import prepare_spec
+
+OK = {"204": {"description": "done"}}
+
+
+def _ref(name: str) -> dict[str, str]:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _document(paths: dict[str, Any], schemas: dict[str, Any]) -> dict[str, Any]:
+    return {"openapi": "3.0.3", "paths": paths, "components": {"schemas": schemas}}
+
+
+def _body(schema: dict[str, Any]) -> dict[str, Any]:
+    return {"content": {"application/json": {"schema": schema}}}
+
+
+def _methods(spec: dict[str, Any], models: set[str]) -> dict[str, Any]:
+    emitter = emit_sdk.Emitter(spec, models)
+    resources = emitter.resources()
+    assert emitter.problems == []
+    return {m.operation_id: m for r in resources for m in r.methods}
+
+
+RECURSIVE = {
+    "ConfigNode": {  # a map of itself
+        "type": "object",
+        "properties": {"Value": {"type": "string"}},
+        "additionalProperties": _ref("ConfigNode"),
+    },
+    "Nested": {"type": "array", "items": _ref("Nested")},  # an array of itself
+    "Ring": {"type": "array", "items": {"type": "array", "items": _ref("Ring")}},
+    "Request": {
+        "type": "object",
+        "properties": {"Root": _ref("ConfigNode"), "Children": _ref("Nested")},
+    },
+}
+
+
+def test_recursive_schemas_are_typed_loosely_where_they_recur() -> None:
+    """A map of itself as a body field recursed without end in the emitter."""
+    spec = _document(
+        {"/c": {"put": {"operationId": "C_Put", "requestBody": _body(_ref("Request"))}}},
+        RECURSIVE,
+    )
+    spec["paths"]["/c"]["put"]["responses"] = OK
+    (method,) = _methods(spec, {"ConfigNode", "Request"}).values()
+    types = {p.wire_name: p.type for p in method.body_fields}
+    assert types == {
+        "Root": "ConfigNode | Mapping[str, Any] | None | Unset",
+        "Children": "Sequence[Any] | None | Unset",
+    }
+
+
+def test_recursive_array_items_are_any_value_for_the_generator_only() -> None:
+    """The generator refused an array whose items refer back to it ("Recursive and
+    circular references are not supported directly in an array schema's 'items'")."""
+    spec = _document({}, RECURSIVE)
+    notes: list[str] = []
+    prepared = prepare_spec.prepare(spec, notes)
+    schemas = prepared["components"]["schemas"]
+    assert schemas["Nested"]["items"] == {}
+    assert schemas["Ring"]["items"]["items"] == {}
+    assert "additionalProperties" in schemas["ConfigNode"]  # the generator reads it
+    assert spec["components"]["schemas"]["Nested"]["items"] == _ref("Nested")  # a copy
+    assert notes == [
+        f"components/schemas/{name}: array items refer back to {name}; the generator reads"
+        " them as any value (it refuses recursive array items)"
+        for name in ("Nested", "Ring")
+    ]
+
+
+# ------------------------------------------------------------------ on a project copy
+# Each fault above in one document: regenerated, the resources type check (mypy --strict)
+# and the operations answer through the fake.
+ODD_PATHS: dict[str, Any] = {
+    "/audit/config": {
+        "put": {
+            "operationId": "Audit_PutConfig",
+            "tags": ["Audit"],
+            "requestBody": _body(_ref("OddRequest")),
+            "responses": OK,
+        }
+    },
+}
+ODD_SCHEMAS: dict[str, Any] = {
+    "ConfigNode": RECURSIVE["ConfigNode"],
+    "Nested": RECURSIVE["Nested"],
+    "OddRequest": {
+        "type": "object",
+        "properties": {"Root": _ref("ConfigNode"), "Children": _ref("Nested")},
+    },
+}
+ODD_SCRIPT = textwrap.dedent(
+    """
+    import asyncio
+    import httpx
+    from edgedelivery_async import EdgeDeliveryClient
+    from edgedelivery_async.testing import FakeEdgeDelivery
+
+    fake = FakeEdgeDelivery(access_key="k")
+
+    async def main():
+        http = httpx.AsyncClient(transport=fake)
+        async with EdgeDeliveryClient("k", "https://fake.test", http_client=http) as client:
+            root = {"Value": "a", "b": {"Value": "c", "d": {}}}
+            assert await client.audit.put_config(root=root, children=[[[]], []]) is None
+        (sent,) = fake.requests_for("Audit_PutConfig")
+        assert sent.json == {"Root": root, "Children": [[[]], []]}, sent.json
+
+    asyncio.run(main())
+    print("ok")
+    """
+)
+
+
+def _regenerate(copy: Path) -> str:
+    env = {**os.environ, "PYTHON": sys.executable}
+    ran = subprocess.run(
+        ["bash", "scripts/regenerate.sh"], cwd=copy, env=env, capture_output=True, text=True
+    )
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    return ran.stdout
+
+
+def test_odd_schemas_regenerate_type_check_and_run(
+    tmp_path: Path, project_copy: ModuleType
+) -> None:
+    copy: Path = project_copy.copy_project(tmp_path / "project", extra=("src",))
+    document = copy / "openapi" / "edge-delivery-1.0.0.yaml"
+    spec = yaml.safe_load(document.read_text(encoding="utf-8"))
+    spec["paths"].update(ODD_PATHS)
+    spec["components"]["schemas"].update(ODD_SCHEMAS)
+    document.write_text(yaml.safe_dump(spec, sort_keys=False), encoding="utf-8")
+    printed = _regenerate(copy)
+    assert "repaired components/schemas/Nested: array items refer back to Nested" in printed
+
+    mypy = [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(tmp_path / "mypy")]
+    checked = subprocess.run(
+        [*mypy, "generated/edgedelivery_openapi/resources"],
+        cwd=copy,
+        env={**os.environ, "MYPYPATH": str(copy / "src")},
+        capture_output=True,
+        text=True,
+    )
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+
+    path = os.pathsep.join([str(copy / "src"), str(copy / "generated")])
+    ran = subprocess.run(
+        [sys.executable, "-c", ODD_SCRIPT],
+        cwd=copy,
+        env={**os.environ, "PYTHONPATH": path},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert ran.stdout.strip().endswith("ok")
