@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from openapi_python_client.strings import snake_case
+from openapi_python_client.strings import pascal_case, snake_case
 from referencing.exceptions import Unresolvable
 
 JSON = "application/json"
@@ -424,16 +424,35 @@ _PATH_NAME_ODD = re.compile(r"[^A-Za-z0-9_-]")
 
 def generator_operation_ids(spec: dict[str, Any]) -> None:
     """The generator names a module, and the models of an operation's inline schemas,
-    after its operationId: one of 250 characters stopped it ("File name too long"), as a
-    file name may have 255 bytes. That code is not the SDK's (the emitter reads the
-    document itself, and types results by `$ref` only), so in the generator's input an
-    operationId past `_LONGEST_ID` characters is cut, with a digest of the whole to keep
-    it unique."""
+    after its operationId. That code is not the SDK's (the emitter reads the document
+    itself, names methods apart, and types results by `$ref` only), so in the
+    generator's input:
+
+    - an operationId past `_LONGEST_ID` characters is cut, with a digest of the whole to
+      keep it unique: one of 250 characters stopped it ("File name too long"), as a file
+      name may have 255 bytes;
+    - an operationId equal to an earlier one after the generator's `snake_case` or
+      `pascal_case` (`listItems` and `ListItems`, `GET /a-b` and `GET /a_b`) gets a
+      digest of itself: it stopped ("Attempted to generate duplicate models with name
+      ListItemsResponse200").
+    """
+    taken: set[str] = set()
     for op in _operations(spec):
         operation_id = op.get("operationId")
-        if isinstance(operation_id, str) and len(operation_id) > _LONGEST_ID:
-            digest = hashlib.blake2b(operation_id.encode(), digest_size=4).hexdigest()
-            op["operationId"] = f"{operation_id[: _LONGEST_ID - 9]}_{digest}"
+        if not isinstance(operation_id, str):
+            continue
+        given, salt = operation_id, 0
+        while len(given) > _LONGEST_ID or _generator_names(given) & taken:
+            digest = hashlib.blake2b(f"{operation_id}{salt or ''}".encode(), digest_size=4)
+            given = f"{operation_id[: _LONGEST_ID - 9]}_{digest.hexdigest()}"
+            salt += 1
+        op["operationId"] = given
+        taken |= _generator_names(given)
+
+
+def _generator_names(operation_id: str) -> set[str]:
+    """The names the generator makes of an operationId (a module, classes), case folded."""
+    return {snake_case(operation_id).lower(), pascal_case(operation_id).lower()}
 
 
 _LONGEST_ID = 80  # with the generator's suffixes (`_response_200_item_...`), far below 255

@@ -88,6 +88,41 @@ def test_recursive_array_items_are_any_value_for_the_generator_only() -> None:
     ]
 
 
+def _inline_reply(name: str) -> dict[str, Any]:
+    schema = {"type": "object", "properties": {name: {"type": "integer"}}}
+    return {"200": {"description": "ok", "content": {"application/json": {"schema": schema}}}}
+
+
+def test_ids_the_generator_would_name_alike_are_told_apart_for_it_only() -> None:
+    """`listItems` and `ListItems` (and `GET /a-b`, `GET /a_b`: operations without an id)
+    each with an inline reply: "Attempted to generate duplicate models with name
+    ListItemsResponse200" stopped the generator."""
+    spec = _document(
+        {
+            "/a": {"get": {"operationId": "listItems", "responses": _inline_reply("Count")}},
+            "/b": {"get": {"operationId": "ListItems", "responses": _inline_reply("Total")}},
+            "/a-b": {"get": {"responses": _inline_reply("Count")}},
+            "/a_b": {"get": {"responses": _inline_reply("Total")}},
+        },
+        {},
+    )
+    repaired, _ = prepare_spec.repair(spec)
+    prepared = prepare_spec.prepare(repaired)
+    ids = [item["get"]["operationId"] for item in prepared["paths"].values()]
+    assert ids[0] == "listItems"  # the first keeps its id
+    assert ids[2] == "GET /a-b"
+    generated = [prepare_spec.snake_case(i) for i in ids]
+    assert len(set(generated)) == 4, ids
+    assert repaired["paths"]["/b"]["get"]["operationId"] == "ListItems"  # the document's own
+    names = {m.operation_id: m.name for m in _methods(repaired, set()).values()}
+    assert names == {
+        "listItems": "list_items",
+        "ListItems": "list_items_2",
+        "GET /a-b": "get_a_b",
+        "GET /a_b": "get_a_b_2",
+    }
+
+
 # ------------------------------------------------------------------ on a project copy
 # Each fault above in one document: regenerated, the resources type check (mypy --strict)
 # and the operations answer through the fake.
@@ -101,6 +136,15 @@ ODD_PATHS: dict[str, Any] = {
         }
     },
 }
+for path, operation_id, member in (
+    ("/audit/a", "listItems", "Count"),
+    ("/audit/b", "ListItems", "Total"),
+    ("/audit/a-b", None, "Count"),
+    ("/audit/a_b", None, "Total"),
+):
+    ODD_PATHS[path] = {"get": {"tags": ["Audit"], "responses": _inline_reply(member)}}
+    if operation_id:
+        ODD_PATHS[path]["get"]["operationId"] = operation_id
 ODD_SCHEMAS: dict[str, Any] = {
     "ConfigNode": RECURSIVE["ConfigNode"],
     "Nested": RECURSIVE["Nested"],
@@ -123,6 +167,8 @@ ODD_SCRIPT = textwrap.dedent(
         async with EdgeDeliveryClient("k", "https://fake.test", http_client=http) as client:
             root = {"Value": "a", "b": {"Value": "c", "d": {}}}
             assert await client.audit.put_config(root=root, children=[[[]], []]) is None
+            assert set(await client.audit.list_items_2()) <= {"Total"}
+            assert set(await client.audit.get_audit_a_b_2()) <= {"Total"}
         (sent,) = fake.requests_for("Audit_PutConfig")
         assert sent.json == {"Root": root, "Children": [[[]], []]}, sent.json
 
