@@ -32,6 +32,7 @@ import json
 import keyword
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -43,6 +44,8 @@ from openapi_python_client.strings import ClassName, snake_case
 from prepare_spec import breaks_its_schema  # codegen/prepare_spec.py, beside this script
 from runtime_rules import media as runtime_media  # codegen/runtime_rules.py: src's rule
 
+#: Builtins the types of a method signature use; lowercase, so no model is named alike.
+BUILTIN_TYPES = frozenset({"list", "dict", "str", "int", "float", "bool", "bytes", "object"})
 SUCCESS = ("200", "201", "2XX", "203", "204", "202")  # the result, before "accepted"
 INPUT_SCALARS = {"string": "str", "integer": "int", "number": "float", "boolean": "bool"}
 
@@ -63,9 +66,13 @@ class Param:
 
     @property
     def declaration(self) -> str:
+        return self.declaration_as(str)
+
+    def declaration_as(self, write: Callable[[str], str]) -> str:
+        """The declaration with its type written by `write` (`annotation`)."""
         if self.default is not None:
-            return f"{self.python_name}: {self.type} = {self.default}"
-        return f"{self.python_name}: {self.type}"
+            return f"{self.python_name}: {write(self.type)} = {self.default}"
+        return f"{self.python_name}: {write(self.type)}"
 
 
 @dataclass
@@ -104,17 +111,21 @@ class Method:
     @property
     def signature(self) -> list[str]:
         """The parameter list after `self`."""
-        out = [p.declaration for p in self.path_params]
+        return self.signature_as(str)
+
+    def signature_as(self, write: Callable[[str], str]) -> list[str]:
+        """The parameter list after `self`, each type written by `write` (`annotation`)."""
+        out = [p.declaration_as(write) for p in self.path_params]
         if self.body_param is not None:
-            out.append(self.body_param.declaration)
+            out.append(self.body_param.declaration_as(write))
         keywords = [
-            *(p.declaration for p in self.query_params),
-            *(p.declaration for p in self.header_params),
-            *(p.declaration for p in self.body_fields if p.required),
-            *(p.declaration for p in self.body_fields if not p.required),
+            *(p.declaration_as(write) for p in self.query_params),
+            *(p.declaration_as(write) for p in self.header_params),
+            *(p.declaration_as(write) for p in self.body_fields if p.required),
+            *(p.declaration_as(write) for p in self.body_fields if not p.required),
         ]
         if self.extra_fields:
-            keywords.append("extra_fields: Mapping[str, Any] | None = None")
+            keywords.append(f"extra_fields: {write('Mapping[str, Any]')} | None = None")
         if keywords:
             out.append("*")
             out.extend(keywords)
@@ -130,6 +141,16 @@ class Resource:
     description: str
     methods: list[Method] = field(default_factory=list)
     models: set[str] = field(default_factory=set)
+
+    def annotation(self, type_: str) -> str:
+        """A type as the resource's module writes it: a builtin that a method of the
+        class shadows there (`list` of `Audit_List`: mypy read `-> Call[list[Note]]` of a
+        later method as the method) through `builtins` (`_b.list[Note]`)."""
+        shadowed = BUILTIN_TYPES & {method.name for method in self.methods}
+        if not shadowed:
+            return type_
+        names = "|".join(sorted(shadowed))
+        return re.sub(rf"(?<![\w.])({names})\b", r"_b.\1", type_)
 
 
 class Emitter:

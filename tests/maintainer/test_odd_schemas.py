@@ -123,6 +123,35 @@ def test_ids_the_generator_would_name_alike_are_told_apart_for_it_only() -> None
     }
 
 
+def _get(operation_id: str, schema: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    content = {"application/json": {"schema": schema}}
+    reply = {"200": {"description": "ok", "content": content}}
+    return {"get": {"operationId": operation_id, "tags": ["Audit"], "responses": reply, **extra}}
+
+
+NOTES = {"type": "array", "items": _ref("AuditNote")}
+TEXT_QUERY = [{"name": "q", "in": "query", "schema": {"type": "string"}}]
+SHADOWING = {  # `Foo_List` is a common operationId; its method `list` shadows the builtin
+    "/notes": _get("Audit_List", NOTES),
+    "/notes/raw": _get("Audit_Str", {"type": "string"}),
+    "/notes/other": _get("Audit_Other", {"type": "string"}, parameters=TEXT_QUERY),
+    "/notes/recent": _get("Audit_Recent", NOTES),
+}
+
+
+def test_builtins_a_method_shadows_are_written_through_builtins() -> None:
+    """mypy: 'Function "Audit.list" is not valid as a type' for a later `list[AuditNote]`."""
+    spec = _document(SHADOWING, {"AuditNote": {"type": "object", "properties": {}}})
+    emitter = emit_sdk.Emitter(spec, {"AuditNote"})
+    (resource,) = emitter.resources()
+    other = resource.methods[2]
+    assert resource.annotation(resource.methods[0].result_type) == "_b.list[AuditNote]"
+    assert other.signature_as(resource.annotation) == ["*", "q: _b.str | None | Unset = UNSET"]
+    assert other.signature == ["*", "q: str | None | Unset = UNSET"]  # the surface's
+    del resource.methods[:2]  # no method shadows a builtin: the types as they are
+    assert resource.annotation("list[AuditNote] | str") == "list[AuditNote] | str"
+
+
 # ------------------------------------------------------------------ on a project copy
 # Each fault above in one document: regenerated, the resources type check (mypy --strict)
 # and the operations answer through the fake.
@@ -145,7 +174,9 @@ for path, operation_id, member in (
     ODD_PATHS[path] = {"get": {"tags": ["Audit"], "responses": _inline_reply(member)}}
     if operation_id:
         ODD_PATHS[path]["get"]["operationId"] = operation_id
+ODD_PATHS.update({f"/audit{path}": item for path, item in SHADOWING.items()})
 ODD_SCHEMAS: dict[str, Any] = {
+    "AuditNote": {"type": "object", "properties": {"Text": {"type": "string"}}},
     "ConfigNode": RECURSIVE["ConfigNode"],
     "Nested": RECURSIVE["Nested"],
     "OddRequest": {
@@ -169,6 +200,8 @@ ODD_SCRIPT = textwrap.dedent(
             assert await client.audit.put_config(root=root, children=[[[]], []]) is None
             assert set(await client.audit.list_items_2()) <= {"Total"}
             assert set(await client.audit.get_audit_a_b_2()) <= {"Total"}
+            assert isinstance(await client.audit.str(), str)
+            assert all(hasattr(note, "text") for note in await client.audit.list())
         (sent,) = fake.requests_for("Audit_PutConfig")
         assert sent.json == {"Root": root, "Children": [[[]], []]}, sent.json
 
