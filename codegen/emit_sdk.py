@@ -46,6 +46,20 @@ from runtime_rules import media as runtime_media  # codegen/runtime_rules.py: sr
 
 #: Builtins the types of a method signature use; lowercase, so no model is named alike.
 BUILTIN_TYPES = frozenset({"list", "dict", "str", "int", "float", "bool", "bytes", "object"})
+#: The names a resource module (sdk_templates/resource.py.jinja) and the resources' package
+#: (resources_init.py.jinja) bind themselves: no resource class takes one, and a model of
+#: one of these names is written `_models.X` there.
+MODULE_NAMES = frozenset(
+    {"Any", "Call", "IO", "Mapping", "Sequence", "TYPE_CHECKING", "UNSET", "Unset"}
+    | {"OPERATIONS", "Resources", "Runtime"}
+)
+
+
+def plain_type(type_: str) -> str:
+    """A type as `PUBLIC_API.txt` and the docstrings show it: models by their names."""
+    return re.sub(r"\b_models\.", "", type_)
+
+
 SUCCESS = ("200", "201", "2XX", "203", "204", "202")  # the result, before "accepted"
 INPUT_SCALARS = {"string": "str", "integer": "int", "number": "float", "boolean": "bool"}
 
@@ -66,7 +80,7 @@ class Param:
 
     @property
     def declaration(self) -> str:
-        return self.declaration_as(str)
+        return self.declaration_as(plain_type)
 
     def declaration_as(self, write: Callable[[str], str]) -> str:
         """The declaration with its type written by `write` (`annotation`)."""
@@ -110,8 +124,8 @@ class Method:
 
     @property
     def signature(self) -> list[str]:
-        """The parameter list after `self`."""
-        return self.signature_as(str)
+        """The parameter list after `self`, as `PUBLIC_API.txt` shows it."""
+        return self.signature_as(plain_type)
 
     def signature_as(self, write: Callable[[str], str]) -> list[str]:
         """The parameter list after `self`, each type written by `write` (`annotation`)."""
@@ -142,10 +156,24 @@ class Resource:
     methods: list[Method] = field(default_factory=list)
     models: set[str] = field(default_factory=set)
 
+    @property
+    def imported_models(self) -> list[str]:
+        """The models the module imports by name (for type checkers): those no name of the
+        module has (its class, its imports; a schema `Resource`, a kept class `Widget`
+        beside a new schema `Widget`); the others it writes as `_models.X`."""
+        return sorted(self.models - MODULE_NAMES - {self.class_name})
+
     def annotation(self, type_: str) -> str:
-        """A type as the resource's module writes it: a builtin that a method of the
-        class shadows there (`list` of `Audit_List`: mypy read `-> Call[list[Note]]` of a
-        later method as the method) through `builtins` (`_b.list[Note]`)."""
+        """A type as the resource's module writes it. The emitter's types name models
+        `_models.X`: a model the module imports by name is `X`. A builtin that a method of
+        the class shadows there (`list` of `Audit_List`: mypy read `-> Call[list[Note]]`
+        of a later method as the method) is written through `builtins` (`_b.list[Note]`)."""
+        by_name = set(self.imported_models)
+        type_ = re.sub(
+            r"\b_models\.(\w+)",
+            lambda found: found.group(1) if found.group(1) in by_name else found.group(0),
+            type_,
+        )
         shadowed = BUILTIN_TYPES & {method.name for method in self.methods}
         if not shadowed:
             return type_
@@ -207,10 +235,10 @@ class Emitter:
         if model is not None:
             resource.models.add(model)
             if "enum" in target:
-                return f"{model} | {INPUT_SCALARS.get(target.get('type', ''), 'Any')}"
+                return f"_models.{model} | {INPUT_SCALARS.get(target.get('type', ''), 'Any')}"
             values = target.get("additionalProperties")
             inner = self._input_type(values, resource, seen) if isinstance(values, dict) else "Any"
-            return f"{model} | Mapping[str, {inner}]"
+            return f"_models.{model} | Mapping[str, {inner}]"
         kind = target.get("type")
         if kind in INPUT_SCALARS:
             return INPUT_SCALARS[kind]
@@ -228,7 +256,7 @@ class Emitter:
         target = self.deref(node) if isinstance(node, dict) else {}
         if model is not None and "enum" not in target:
             resource.models.add(model)
-            return model, model
+            return f"_models.{model}", f"_models.{model}"
         kind = target.get("type")
         if kind in INPUT_SCALARS:
             scalar = INPUT_SCALARS[kind]
@@ -238,7 +266,7 @@ class Emitter:
             model = self.model_of(items)
             if model is not None and "enum" not in self.deref(items):
                 resource.models.add(model)  # each item read as the model
-                return f"list[{model}]", f"ListOf(_models.{model})"
+                return f"list[_models.{model}]", f"_ListOf(_models.{model})"
             return "list[Any]", "list"
         if kind == "object":
             return "dict[str, Any]", "dict"
@@ -263,7 +291,7 @@ class Emitter:
                         description=_first_line(tag.get("description", "")) or tag_name,
                     )
                 resource.methods.append(self.method(path, http_method, operation, resource))
-        taken = set(self.model_names)
+        taken = set(self.model_names) | MODULE_NAMES
         for resource in sorted(found.values(), key=lambda r: r.attribute):
             plain = str(ClassName(resource.attribute, ""))
             resource.class_name = self.previous.classes.get(resource.attribute) or _free(
@@ -391,7 +419,7 @@ class Emitter:
         method.description = describe(
             operation,
             method.http_method,
-            method.result_type,
+            plain_type(method.result_type),
             self.deref,
             self.spec.get("security"),
         )
@@ -776,7 +804,8 @@ def surface(resources: list[Resource], emitter: Emitter) -> str:
         for method in resource.methods:
             params = ", ".join(method.signature)
             lines.append(
-                f"method {resource.attribute}.{method.name}({params}) -> {method.result_type}"
+                f"method {resource.attribute}.{method.name}({params})"
+                f" -> {plain_type(method.result_type)}"
                 f"  # {method.operation_id}"
             )
             if pagination(emitter.spec, method.operation, method) is not None:

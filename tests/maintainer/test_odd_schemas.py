@@ -63,7 +63,7 @@ def test_recursive_schemas_are_typed_loosely_where_they_recur() -> None:
     )
     spec["paths"]["/c"]["put"]["responses"] = OK
     (method,) = _methods(spec, {"ConfigNode", "Request"}).values()
-    types = {p.wire_name: p.type for p in method.body_fields}
+    types = {p.wire_name: emit_sdk.plain_type(p.type) for p in method.body_fields}
     assert types == {
         "Root": "ConfigNode | Mapping[str, Any] | None | Unset",
         "Children": "Sequence[Any] | None | Unset",
@@ -152,6 +152,38 @@ def test_builtins_a_method_shadows_are_written_through_builtins() -> None:
     assert resource.annotation("list[AuditNote] | str") == "list[AuditNote] | str"
 
 
+WIDGET = {"type": "object", "properties": {"Name": {"type": "string"}}}
+INTEGER = {"type": "integer"}
+
+
+def test_models_named_like_the_modules_own_names_are_written_through_models() -> None:
+    """A schema `Resource` ('Incompatible import of "Resource"'), a tag `Resource` (`class
+    Resource(Resource)`), a class `Widget` kept from the surface beside a new schema
+    `Widget` (mypy no-redef): the runtime's names are private aliases, and a model the
+    module has another use for is `_models.X` there."""
+    paths = {
+        "/w": _get("Widget_Get", _ref("Widget"), tags=["Widget"]),
+        "/r": _get("Thing_Get", _ref("Resource")),
+        "/n": _get("Audit_Endpoint", INTEGER),  # a method `endpoint`
+    }
+    spec = _document(paths, {"Widget": WIDGET, "Resource": WIDGET})
+    spec["paths"]["/w"]["get"]["tags"] = ["Widget"]
+    spec["paths"]["/c"] = {"get": {**_get("Resource_Count", INTEGER)["get"], "tags": ["Resource"]}}
+    previous = emit_sdk.Surface.read("resource widget: Widget\n")
+    emitter = emit_sdk.Emitter(spec, {"Widget", "Resource"}, previous)
+    found = {r.attribute: r for r in emitter.resources()}
+    assert emitter.problems == []
+    widget, audit = found["widget"], found["audit"]
+    assert widget.class_name == "Widget"  # kept: never renamed
+    assert widget.imported_models == []
+    assert widget.annotation(widget.methods[0].result_type) == "_models.Widget"
+    assert audit.imported_models == ["Resource"]  # the runtime's Resource is `_Resource`
+    assert audit.annotation(audit.methods[0].result_type) == "Resource"
+    assert found["resource"].class_name == "ResourceResource"  # a model has the name
+    surface = emit_sdk.surface(list(found.values()), emitter)
+    assert "method widget.get() -> Widget  # Widget_Get" in surface
+
+
 # ------------------------------------------------------------------ on a project copy
 # Each fault above in one document: regenerated, the resources type check (mypy --strict)
 # and the operations answer through the fake.
@@ -175,6 +207,20 @@ for path, operation_id, member in (
     if operation_id:
         ODD_PATHS[path]["get"]["operationId"] = operation_id
 ODD_PATHS.update({f"/audit{path}": item for path, item in SHADOWING.items()})
+ODD_PATHS.update(
+    {
+        "/audit/endpoint": _get("Audit_Endpoint", INTEGER),
+        "/audit/res/count": _get("Resource_Count", INTEGER, tags=["Resource"]),
+        "/audit/widgets/count": _get("Widget_Count", INTEGER, tags=["Widget"]),
+    }
+)
+ODD_TAGS = [{"name": "Resource"}, {"name": "Widget"}]
+# The second regeneration: schemas named like the resource classes the first one made,
+# `Resource` also like the runtime's base class.
+AFTER_PATHS = {
+    "/audit/widgets": _get("Widget_Get", _ref("Widget"), tags=["Widget"]),
+    "/audit/resources": _get("Audit_GetResource", _ref("Resource")),
+}
 ODD_SCHEMAS: dict[str, Any] = {
     "AuditNote": {"type": "object", "properties": {"Text": {"type": "string"}}},
     "ConfigNode": RECURSIVE["ConfigNode"],
@@ -202,6 +248,10 @@ ODD_SCRIPT = textwrap.dedent(
             assert set(await client.audit.get_audit_a_b_2()) <= {"Total"}
             assert isinstance(await client.audit.str(), str)
             assert all(hasattr(note, "text") for note in await client.audit.list())
+            assert (await client.audit.get_resource()).name == "string"
+            assert isinstance(await client.audit.endpoint(), int)
+            assert isinstance(await client.resource.count(), int)
+            assert (await client.widget.get()).name == "string"
         (sent,) = fake.requests_for("Audit_PutConfig")
         assert sent.json == {"Root": root, "Children": [[[]], []]}, sent.json
 
@@ -228,9 +278,17 @@ def test_odd_schemas_regenerate_type_check_and_run(
     spec = yaml.safe_load(document.read_text(encoding="utf-8"))
     spec["paths"].update(ODD_PATHS)
     spec["components"]["schemas"].update(ODD_SCHEMAS)
+    spec["tags"].extend(ODD_TAGS)
     document.write_text(yaml.safe_dump(spec, sort_keys=False), encoding="utf-8")
     printed = _regenerate(copy)
     assert "repaired components/schemas/Nested: array items refer back to Nested" in printed
+    spec["paths"].update(AFTER_PATHS)
+    spec["components"]["schemas"].update({"Widget": WIDGET, "Resource": WIDGET})
+    document.write_text(yaml.safe_dump(spec, sort_keys=False), encoding="utf-8")
+    _regenerate(copy)
+    surface = (copy / "generated" / "PUBLIC_API.txt").read_text(encoding="utf-8")
+    assert "resource widget: Widget\n" in surface
+    assert "resource resource: Resource\n" in surface
 
     mypy = [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(tmp_path / "mypy")]
     checked = subprocess.run(

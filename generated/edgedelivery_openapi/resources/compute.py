@@ -7,7 +7,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from edgedelivery_async._call import Call, Resource, body_of, endpoint
+# The runtime's names under private aliases: a model, a tag or a method may have any other
+# name (a schema `Resource`, a method `endpoint`).
+from edgedelivery_async._call import Call
+from edgedelivery_async._call import Resource as _Resource
+from edgedelivery_async._call import body_of as _body_of
+from edgedelivery_async._call import endpoint as _endpoint
 
 from .. import models as _models
 from ..types import UNSET, Unset
@@ -16,10 +21,10 @@ if TYPE_CHECKING:  # models load when first used (a result is read), not at impo
     from ..models import ScriptVariable
 
 
-class Compute(Resource):
+class Compute(_Resource):
     """Compute scripts and their variables (core area, PascalCase payloads)."""
 
-    @endpoint("ComputeScript_AddVariable")
+    @_endpoint("ComputeScript_AddVariable")
     def add_script_variable(
         self,
         script_id: str | int,
@@ -62,7 +67,7 @@ class Compute(Resource):
             path={
                 "id": script_id,
             },
-            body=body_of(
+            body=_body_of(
                 "ComputeScript_AddVariable",
                 "",
                 None,

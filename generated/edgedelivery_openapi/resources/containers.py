@@ -7,7 +7,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from edgedelivery_async._call import Call, Resource, body_of, endpoint, pairs
+# The runtime's names under private aliases: a model, a tag or a method may have any other
+# name (a schema `Resource`, a method `endpoint`).
+from edgedelivery_async._call import Call
+from edgedelivery_async._call import Resource as _Resource
+from edgedelivery_async._call import body_of as _body_of
+from edgedelivery_async._call import endpoint as _endpoint
+from edgedelivery_async._call import pairs as _pairs
 
 from .. import models as _models
 from ..types import UNSET, Unset
@@ -25,10 +31,10 @@ if TYPE_CHECKING:  # models load when first used (a result is read), not at impo
     )
 
 
-class Containers(Resource):
+class Containers(_Resource):
     """Container applications and templates (`/mc`, camelCase payloads)."""
 
-    @endpoint("ContainerTemplate_SetEnvironmentVariables")
+    @_endpoint("ContainerTemplate_SetEnvironmentVariables")
     def set_environment(
         self,
         app_id: str | int,
@@ -74,7 +80,7 @@ class Containers(Resource):
             body=variables,
         )
 
-    @endpoint("ContainerTemplate_Add")
+    @_endpoint("ContainerTemplate_Add")
     def add_template(
         self,
         app_id: str | int,
@@ -132,7 +138,7 @@ class Containers(Resource):
             path={
                 "appId": app_id,
             },
-            body=body_of(
+            body=_body_of(
                 "ContainerTemplate_Add",
                 "template",
                 template,
@@ -146,7 +152,7 @@ class Containers(Resource):
                     "imageDigest": image_digest,
                     "entryPoint": entry_point,
                     "probes": probes,
-                    "environmentVariables": pairs(environment_variables, "name", "value"),
+                    "environmentVariables": _pairs(environment_variables, "name", "value"),
                     "endpoints": endpoints,
                     "volumeMounts": volume_mounts,
                 },

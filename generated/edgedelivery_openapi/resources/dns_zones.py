@@ -7,7 +7,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from edgedelivery_async._call import Call, Resource, body_of, endpoint
+# The runtime's names under private aliases: a model, a tag or a method may have any other
+# name (a schema `Resource`, a method `endpoint`).
+from edgedelivery_async._call import Call
+from edgedelivery_async._call import Resource as _Resource
+from edgedelivery_async._call import body_of as _body_of
+from edgedelivery_async._call import endpoint as _endpoint
 
 from ..types import UNSET, Unset
 
@@ -15,10 +20,10 @@ if TYPE_CHECKING:  # models load when first used (a result is read), not at impo
     from ..models import DnsRecord
 
 
-class DnsZones(Resource):
+class DnsZones(_Resource):
     """DNS zones and their records (core area, PascalCase payloads)."""
 
-    @endpoint("DnsZone_Add")
+    @_endpoint("DnsZone_Add")
     def add(
         self,
         *,
@@ -58,7 +63,7 @@ class DnsZones(Resource):
         return Call(
             "DnsZone_Add",
             object,
-            body=body_of(
+            body=_body_of(
                 "DnsZone_Add",
                 "",
                 None,

@@ -4,13 +4,18 @@
 
 from __future__ import annotations
 
-from edgedelivery_async._call import Call, Resource, body_of, endpoint
+# The runtime's names under private aliases: a model, a tag or a method may have any other
+# name (a schema `Resource`, a method `endpoint`).
+from edgedelivery_async._call import Call
+from edgedelivery_async._call import Resource as _Resource
+from edgedelivery_async._call import body_of as _body_of
+from edgedelivery_async._call import endpoint as _endpoint
 
 
-class PullZones(Resource):
+class PullZones(_Resource):
     """Delivery configuration of pull zones (core area, PascalCase payloads)."""
 
-    @endpoint("PullZonePublic_SetForceSSL")
+    @_endpoint("PullZonePublic_SetForceSSL")
     def set_force_ssl(
         self,
         pull_zone_id: int,
@@ -55,7 +60,7 @@ class PullZones(Resource):
             path={
                 "id": pull_zone_id,
             },
-            body=body_of(
+            body=_body_of(
                 "PullZonePublic_SetForceSSL",
                 "",
                 None,

@@ -7,7 +7,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from edgedelivery_async._call import Call, Resource, body_of, endpoint
+# The runtime's names under private aliases: a model, a tag or a method may have any other
+# name (a schema `Resource`, a method `endpoint`).
+from edgedelivery_async._call import Call
+from edgedelivery_async._call import Resource as _Resource
+from edgedelivery_async._call import body_of as _body_of
+from edgedelivery_async._call import endpoint as _endpoint
 
 from .. import models as _models
 from ..types import UNSET, Unset
@@ -16,10 +21,10 @@ if TYPE_CHECKING:  # models load when first used (a result is read), not at impo
     from ..models import ContainerRegistry, ContainerRegistryType, PasswordCredentials
 
 
-class Registries(Resource):
+class Registries(_Resource):
     """Container registries (`/mc`, camelCase payloads)."""
 
-    @endpoint("ContainerRegistry_Add")
+    @_endpoint("ContainerRegistry_Add")
     def add(
         self,
         *,
@@ -61,7 +66,7 @@ class Registries(Resource):
         return Call(
             "ContainerRegistry_Add",
             int,
-            body=body_of(
+            body=_body_of(
                 "ContainerRegistry_Add",
                 "",
                 None,
@@ -74,7 +79,7 @@ class Registries(Resource):
             ),
         )
 
-    @endpoint("ContainerRegistry_Get")
+    @_endpoint("ContainerRegistry_Get")
     def get(
         self,
         registry_id: str | int,

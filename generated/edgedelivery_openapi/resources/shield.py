@@ -6,7 +6,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from edgedelivery_async._call import Call, Resource, endpoint
+# The runtime's names under private aliases: a model, a tag or a method may have any other
+# name (a schema `Resource`, a method `endpoint`).
+from edgedelivery_async._call import Call
+from edgedelivery_async._call import Resource as _Resource
+from edgedelivery_async._call import endpoint as _endpoint
 
 from .. import models as _models
 
@@ -14,10 +18,10 @@ if TYPE_CHECKING:  # models load when first used (a result is read), not at impo
     from ..models import ShieldZoneConfig, UploadScanningConfig
 
 
-class Shield(Resource):
+class Shield(_Resource):
     """Web-application-shield configuration, read only (camelCase payloads)."""
 
-    @endpoint("ShieldZone_GetByPullZone")
+    @_endpoint("ShieldZone_GetByPullZone")
     def get_zone_by_pull_zone(
         self,
         pull_zone_id: str | int,
@@ -59,7 +63,7 @@ class Shield(Resource):
             },
         )
 
-    @endpoint("ShieldZone_GetUploadScanning")
+    @_endpoint("ShieldZone_GetUploadScanning")
     def get_upload_scanning(
         self,
         shield_zone_id: str | int,
