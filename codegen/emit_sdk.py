@@ -40,6 +40,7 @@ from typing import Any
 import jinja2
 import yaml
 from docstrings import describe  # codegen/docstrings.py, beside this script
+from openapi_python_client.config import ConfigFile
 from openapi_python_client.strings import ClassName, snake_case
 from prepare_spec import breaks_its_schema  # codegen/prepare_spec.py, beside this script
 from runtime_rules import media as runtime_media  # codegen/runtime_rules.py: src's rule
@@ -209,7 +210,7 @@ class Emitter:
         name = str(node["$ref"]).rsplit("/", 1)[1]
         target = self.schemas.get(name, {})
         if target.get("type") == "object" or "properties" in target or "enum" in target:
-            class_name = str(ClassName(name, ""))
+            class_name = model_class(name)
             if class_name not in self.model_names:
                 self.problems.append(f"no generated model {class_name} for {name}")
                 return None
@@ -513,6 +514,25 @@ class Emitter:
             method.result_type, method.result_parser = self.output(member, resource)
         else:
             method.result_type, method.result_parser = self.output(schema, resource)
+
+
+GENERATOR_CONFIG = Path(__file__).resolve().parent.parent / "generator-config.yaml"
+
+
+def field_prefix(config: Path = GENERATOR_CONFIG) -> str:
+    """The generator's `field_prefix` (its config file's, else its default `field_`)."""
+    if config.is_file():
+        return str(ConfigFile.load_from_path(config).field_prefix)
+    return str(ConfigFile().field_prefix)
+
+
+FIELD_PREFIX = field_prefix()
+
+
+def model_class(schema: str) -> str:
+    """The class the generator makes of a component schema: its `ClassName` with its
+    `field_prefix` before a name that is no identifier (`2FAStatus` -> `Field2FAStatus`)."""
+    return str(ClassName(schema, FIELD_PREFIX))
 
 
 CLIENT_SOURCE = Path(__file__).resolve().parent.parent / "src" / "edgedelivery_async" / "_client.py"
@@ -820,7 +840,7 @@ def surface(resources: list[Resource], emitter: Emitter) -> str:
             mark = " (required)" if wire in required else ""
             hint = prop.get("x-sdk-name")  # the model's attribute (codegen/generate.py)
             named = f" as {hint}" if hint else ""
-            lines.append(f"field {ClassName(name, '')}.{wire}{named}{mark}")
+            lines.append(f"field {model_class(name)}.{wire}{named}{mark}")
     return "\n".join(lines) + "\n"
 
 

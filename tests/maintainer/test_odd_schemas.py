@@ -184,6 +184,20 @@ def test_models_named_like_the_modules_own_names_are_written_through_models() ->
     assert "method widget.get() -> Widget  # Widget_Get" in surface
 
 
+TWO_FACTOR = {"type": "object", "properties": {"Enabled": {"type": "boolean"}}}
+
+
+def test_a_schema_name_starting_with_a_digit_is_the_generators_class() -> None:
+    """The generator names `2FAStatus` `Field2FAStatus` (its field_prefix); the emitter
+    stopped: "no generated model 2FAStatus"."""
+    spec = _document({"/t": _get("Audit_TwoFactor", _ref("2FAStatus"))}, {"2FAStatus": TWO_FACTOR})
+    emitter = emit_sdk.Emitter(spec, {"Field2FAStatus"})
+    resources = emitter.resources()
+    assert emitter.problems == []
+    assert resources[0].methods[0].result_type == "_models.Field2FAStatus"
+    assert "field Field2FAStatus.Enabled\n" in emit_sdk.surface(resources, emitter)
+
+
 # ------------------------------------------------------------------ on a project copy
 # Each fault above in one document: regenerated, the resources type check (mypy --strict)
 # and the operations answer through the fake.
@@ -210,6 +224,7 @@ ODD_PATHS.update({f"/audit{path}": item for path, item in SHADOWING.items()})
 ODD_PATHS.update(
     {
         "/audit/endpoint": _get("Audit_Endpoint", INTEGER),
+        "/audit/tfa": _get("Audit_TwoFactor", _ref("2FAStatus")),
         "/audit/res/count": _get("Resource_Count", INTEGER, tags=["Resource"]),
         "/audit/widgets/count": _get("Widget_Count", INTEGER, tags=["Widget"]),
     }
@@ -222,6 +237,7 @@ AFTER_PATHS = {
     "/audit/resources": _get("Audit_GetResource", _ref("Resource")),
 }
 ODD_SCHEMAS: dict[str, Any] = {
+    "2FAStatus": TWO_FACTOR,
     "AuditNote": {"type": "object", "properties": {"Text": {"type": "string"}}},
     "ConfigNode": RECURSIVE["ConfigNode"],
     "Nested": RECURSIVE["Nested"],
@@ -251,6 +267,7 @@ ODD_SCRIPT = textwrap.dedent(
             assert (await client.audit.get_resource()).name == "string"
             assert isinstance(await client.audit.endpoint(), int)
             assert isinstance(await client.resource.count(), int)
+            assert (await client.audit.two_factor()).enabled in (True, False)
             assert (await client.widget.get()).name == "string"
         (sent,) = fake.requests_for("Audit_PutConfig")
         assert sent.json == {"Root": root, "Children": [[[]], []]}, sent.json
