@@ -38,11 +38,10 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
-import yaml
 from docstrings import describe  # codegen/docstrings.py, beside this script
 from openapi_python_client.config import ConfigFile
 from openapi_python_client.strings import ClassName, snake_case
-from prepare_spec import breaks_its_schema  # codegen/prepare_spec.py, beside this script
+from prepare_spec import breaks_its_schema, load  # codegen/prepare_spec.py, beside this script
 from runtime_rules import media as runtime_media  # codegen/runtime_rules.py: src's rule
 
 #: Builtins the types of a method signature use; lowercase, so no model is named alike.
@@ -851,8 +850,7 @@ def main(
     surface_file: str,
     previous_surface: str | None = None,
 ) -> int:
-    text = Path(document).read_text(encoding="utf-8")
-    spec = json.loads(text) if document.endswith(".json") else yaml.safe_load(text)
+    spec = load(document)
     package = Path(package_dir)
     previous = None
     if previous_surface and Path(previous_surface).is_file():

@@ -25,7 +25,7 @@ import json
 import re
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import yaml
 from openapi_python_client.strings import pascal_case, snake_case
@@ -604,12 +604,23 @@ def prepare(spec: dict[str, Any], notes: list[str] | None = None) -> dict[str, A
     return prepared
 
 
+class DocumentLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """YAML's safe loader (the C one: a merged document is a megabyte) without its
+    timestamp rule: an unquoted `example: 2024-01-31` stays the string JSON would have
+    (a `datetime.date` stopped prepare_spec: "Object of type date is not JSON
+    serializable"), as it is in the shipped `openapi.json`."""
+
+    yaml_implicit_resolvers: ClassVar[dict[Any, list[tuple[str, Any]]]] = {
+        first: [(tag, rule) for tag, rule in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    }
+
+
 def load(source: str) -> dict[str, Any]:
-    """A YAML or JSON document (the C loader: a merged document is a megabyte)."""
+    """A YAML or JSON document, as JSON values (`DocumentLoader`)."""
     text = Path(source).read_text(encoding="utf-8")
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     loaded: dict[str, Any] = (
-        json.loads(text) if source.endswith(".json") else yaml.load(text, Loader=loader)
+        json.loads(text) if source.endswith(".json") else yaml.load(text, Loader=DocumentLoader)
     )
     return loaded
 

@@ -5,6 +5,8 @@ codegen/prepare_spec.py and codegen/emit_sdk.py on small documents."""
 
 from __future__ import annotations
 
+import datetime
+import json
 import os
 import subprocess
 import sys
@@ -198,6 +200,27 @@ def test_a_schema_name_starting_with_a_digit_is_the_generators_class() -> None:
     assert "field Field2FAStatus.Enabled\n" in emit_sdk.surface(resources, emitter)
 
 
+def test_an_unquoted_yaml_date_is_read_as_the_string_json_has(tmp_path: Path) -> None:
+    """`example: 2024-01-31` was a datetime.date: "Object of type date is not JSON
+    serializable" stopped prepare_spec."""
+    source = tmp_path / "document.yaml"
+    source.write_text(
+        "openapi: 3.0.3\npaths: {}\ncomponents: {schemas: {}}\n"
+        "info: {released: 2024-01-31, at: 2024-01-31T10:00:00Z}\n",
+        encoding="utf-8",
+    )
+    assert prepare_spec.load(str(source))["info"] == {
+        "released": "2024-01-31",
+        "at": "2024-01-31T10:00:00Z",
+    }
+    assert (
+        prepare_spec.main(str(source), str(tmp_path / "in.json"), str(tmp_path / "out.json")) == 0
+    )
+    shipped = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))
+    assert shipped["info"]["released"] == "2024-01-31"
+    assert isinstance(yaml.safe_load("a: 2024-01-31")["a"], datetime.date)  # no global change
+
+
 # ------------------------------------------------------------------ on a project copy
 # Each fault above in one document: regenerated, the resources type check (mypy --strict)
 # and the operations answer through the fake.
@@ -221,9 +244,12 @@ for path, operation_id, member in (
     if operation_id:
         ODD_PATHS[path]["get"]["operationId"] = operation_id
 ODD_PATHS.update({f"/audit{path}": item for path, item in SHADOWING.items()})
+SINCE = {"name": "since", "in": "query", "schema": {"type": "string", "format": "date"}}
+SINCE["example"] = datetime.date(2024, 1, 31)  # dumped unquoted, as hand-written YAML has it
 ODD_PATHS.update(
     {
         "/audit/endpoint": _get("Audit_Endpoint", INTEGER),
+        "/audit/since": _get("Audit_Since", INTEGER, parameters=[SINCE]),
         "/audit/tfa": _get("Audit_TwoFactor", _ref("2FAStatus")),
         "/audit/res/count": _get("Resource_Count", INTEGER, tags=["Resource"]),
         "/audit/widgets/count": _get("Widget_Count", INTEGER, tags=["Widget"]),
@@ -267,6 +293,7 @@ ODD_SCRIPT = textwrap.dedent(
             assert (await client.audit.get_resource()).name == "string"
             assert isinstance(await client.audit.endpoint(), int)
             assert isinstance(await client.resource.count(), int)
+            assert isinstance(await client.audit.since(since="2024-01-31"), int)
             assert (await client.audit.two_factor()).enabled in (True, False)
             assert (await client.widget.get()).name == "string"
         (sent,) = fake.requests_for("Audit_PutConfig")
