@@ -55,6 +55,21 @@ MODULE_NAMES = frozenset(
 )
 
 
+def schema_kinds(schema: dict[str, Any]) -> tuple[list[str], bool]:
+    """(the schema's types, whether it allows null): `type` is one name or (OpenAPI 3.1) a
+    list of names, where `null` counts as nullable (`nullable: true` in 3.0)."""
+    kind = schema.get("type")
+    kinds = kind if isinstance(kind, list) else [] if kind is None else [kind]
+    named = [k for k in kinds if isinstance(k, str) and k != "null"]
+    return named, bool(schema.get("nullable")) or "null" in kinds
+
+
+def one_kind(schema: dict[str, Any]) -> str | None:
+    """The schema's one type besides `null` (`[integer, 'null']` is `integer`), else None."""
+    kinds, _ = schema_kinds(schema)
+    return kinds[0] if len(kinds) == 1 else None
+
+
 def plain_type(type_: str) -> str:
     """A type as `PUBLIC_API.txt` and the docstrings show it: models by their names."""
     return re.sub(r"\b_models\.", "", type_)
@@ -218,7 +233,7 @@ class Emitter:
 
     def input_type(self, node: Any, resource: Resource) -> str:
         """The Python type a caller may pass for a schema."""
-        nullable = bool(self.deref(node).get("nullable")) if isinstance(node, dict) else False
+        nullable = schema_kinds(self.deref(node))[1] if isinstance(node, dict) else False
         text = self._input_type(node, resource)
         return f"{text} | None" if nullable and text != "Any" else text
 
@@ -235,11 +250,14 @@ class Emitter:
         if model is not None:
             resource.models.add(model)
             if "enum" in target:
-                return f"_models.{model} | {INPUT_SCALARS.get(target.get('type', ''), 'Any')}"
+                return f"_models.{model} | {INPUT_SCALARS.get(one_kind(target) or '', 'Any')}"
             values = target.get("additionalProperties")
             inner = self._input_type(values, resource, seen) if isinstance(values, dict) else "Any"
             return f"_models.{model} | Mapping[str, {inner}]"
-        kind = target.get("type")
+        kinds, _ = schema_kinds(target)
+        if len(kinds) > 1 and all(k in INPUT_SCALARS for k in kinds):  # `[integer, string]`
+            return " | ".join(INPUT_SCALARS[k] for k in kinds)
+        kind = one_kind(target)
         if kind in INPUT_SCALARS:
             return INPUT_SCALARS[kind]
         if kind == "array":
@@ -257,7 +275,7 @@ class Emitter:
         if model is not None and "enum" not in target:
             resource.models.add(model)
             return f"_models.{model}", f"_models.{model}"
-        kind = target.get("type")
+        kind = one_kind(target)
         if kind in INPUT_SCALARS:
             scalar = INPUT_SCALARS[kind]
             return scalar, scalar
@@ -390,7 +408,7 @@ class Emitter:
             hinted = bool(parameter.get("x-sdk-name"))
             location = parameter["in"]
             if location == "path":
-                kind = self.deref(schema).get("type")
+                kind = one_kind(self.deref(schema))
                 type_ = {"integer": "int", "boolean": "bool"}.get(kind, "str | int")
                 method.path_params.append(
                     Param(python_name, parameter["name"], type_, True, hinted=hinted)

@@ -221,6 +221,23 @@ def test_an_unquoted_yaml_date_is_read_as_the_string_json_has(tmp_path: Path) ->
     assert isinstance(yaml.safe_load("a: 2024-01-31")["a"], datetime.date)  # no global change
 
 
+LIMIT = {"name": "limit", "in": "query", "schema": {"type": ["integer", "null"]}}
+EITHER = {"name": "key", "in": "query", "schema": {"type": ["integer", "string"]}}
+
+
+def test_openapi_3_1_type_lists_are_typed() -> None:
+    """`type: [integer, 'null']` on a query parameter: "unhashable type: 'list'"."""
+    paths = {
+        "/l": {"get": {"operationId": "A_List", "parameters": [LIMIT, EITHER], "responses": OK}}
+    }
+    (method,) = _methods(_document(paths, {}), set()).values()
+    assert method.signature == [
+        "*",
+        "limit: int | None | Unset = UNSET",
+        "key: int | str | None | Unset = UNSET",
+    ]
+
+
 # ------------------------------------------------------------------ on a project copy
 # Each fault above in one document: regenerated, the resources type check (mypy --strict)
 # and the operations answer through the fake.
@@ -249,6 +266,7 @@ SINCE["example"] = datetime.date(2024, 1, 31)  # dumped unquoted, as hand-writte
 ODD_PATHS.update(
     {
         "/audit/endpoint": _get("Audit_Endpoint", INTEGER),
+        "/audit/tl": _get("Audit_TypeList", INTEGER, parameters=[LIMIT]),
         "/audit/since": _get("Audit_Since", INTEGER, parameters=[SINCE]),
         "/audit/tfa": _get("Audit_TwoFactor", _ref("2FAStatus")),
         "/audit/res/count": _get("Resource_Count", INTEGER, tags=["Resource"]),
@@ -293,6 +311,7 @@ ODD_SCRIPT = textwrap.dedent(
             assert (await client.audit.get_resource()).name == "string"
             assert isinstance(await client.audit.endpoint(), int)
             assert isinstance(await client.resource.count(), int)
+            assert isinstance(await client.audit.type_list(limit=5), int)
             assert isinstance(await client.audit.since(since="2024-01-31"), int)
             assert (await client.audit.two_factor()).enabled in (True, False)
             assert (await client.widget.get()).name == "string"
@@ -300,6 +319,13 @@ ODD_SCRIPT = textwrap.dedent(
         assert sent.json == {"Root": root, "Children": [[[]], []]}, sent.json
 
     asyncio.run(main())
+
+    import contextlib, io
+    from edgedelivery_async.cli._app import run
+    shown = io.StringIO()
+    with contextlib.redirect_stdout(shown):
+        assert run(["audit", "type-list", "--help"]) == 0
+    assert "--limit" in shown.getvalue() and "INTEGER" in shown.getvalue(), shown.getvalue()
     print("ok")
     """
 )

@@ -42,6 +42,15 @@ _NEGATIVE_NUMBER = re.compile(r"-\d+(?:\.\d*)?")
 _JSON_KINDS = {"array": list, "object": dict}
 
 
+def _one_kind(schema: Mapping[str, Any]) -> str | None:
+    """The schema's one type besides `null`: `type` is a name or (OpenAPI 3.1) a list of
+    names (`[integer, 'null']` is `integer`); None for several or none. A list was looked
+    up as a name ("unhashable type: 'list'")."""
+    kind = schema.get("type")
+    kinds = [k for k in kind if k != "null"] if isinstance(kind, list) else [kind]
+    return kinds[0] if len(kinds) == 1 and isinstance(kinds[0], str) else None
+
+
 # ------------------------------------------------------------ parameter types
 class PositiveId(click.ParamType):
     """An id: a positive integer (or one of the document's `minimum` or more, see
@@ -232,7 +241,7 @@ class GeneratedCommand:
         return self
 
     def _argument(self, number: int, item: Input) -> None:
-        integer = item.schema.get("type") == "integer" or (
+        integer = _one_kind(item.schema) == "integer" or (
             self.override is not None and item.python in self.override.integer_ids
         )
         name = f"path_{number}"
@@ -260,7 +269,7 @@ class GeneratedCommand:
 
     def _option(self, number: int, item: Input) -> None:
         schema = item.schema
-        kind = schema.get("type")
+        kind = _one_kind(schema)
         name = f"option_{number}"
         decls: tuple[str, ...] = (item.option,)
         if self.override is not None and item.python in self.override.options:

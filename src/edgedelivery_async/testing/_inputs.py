@@ -215,7 +215,17 @@ def _under(name: str, problem: _schema.Problem) -> _schema.Problem:
 
 
 def _convert(name: str, raw: str, schema: dict[str, Any]) -> tuple[list[_schema.Problem], Any]:
+    """A query or header value read as its schema's type; an OpenAPI 3.1 list of types
+    (`[integer, 'null']`) as the first of them the text is (it was left a string, and
+    refused as not an integer)."""
     kind = schema.get("type")
+    if isinstance(kind, list):
+        tried = [_convert_one(name, raw, one) for one in kind if one != "null"]
+        return next((done for done in tried if not done[0]), tried[0] if tried else ([], raw))
+    return _convert_one(name, raw, kind)
+
+
+def _convert_one(name: str, raw: str, kind: Any) -> tuple[list[_schema.Problem], Any]:
     if kind == "integer":
         if not is_integer(raw):
             return [_schema.Problem(name, f"{raw!r} is not an integer")], raw
