@@ -41,7 +41,11 @@ import jinja2
 from docstrings import describe  # codegen/docstrings.py, beside this script
 from openapi_python_client.config import ConfigFile
 from openapi_python_client.strings import ClassName, snake_case
-from prepare_spec import breaks_its_schema, load  # codegen/prepare_spec.py, beside this script
+from prepare_spec import (  # codegen/prepare_spec.py, beside this script
+    breaks_its_schema,
+    generator_enum,
+    load,
+)
 from runtime_rules import media as runtime_media  # codegen/runtime_rules.py: src's rule
 
 #: Builtins the types of a method signature use; lowercase, so no model is named alike.
@@ -223,7 +227,7 @@ class Emitter:
             return None
         name = str(node["$ref"]).rsplit("/", 1)[1]
         target = self.schemas.get(name, {})
-        if target.get("type") == "object" or "properties" in target or "enum" in target:
+        if target.get("type") == "object" or "properties" in target or generator_enum(target):
             class_name = model_class(name)
             if class_name not in self.model_names:
                 self.problems.append(f"no generated model {class_name} for {name}")

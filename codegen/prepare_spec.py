@@ -386,6 +386,45 @@ def distinct_enum_names(spec: dict[str, Any]) -> None:
     visit(spec)
 
 
+def enums_of_strings_and_integers(spec: dict[str, Any]) -> None:
+    """The generator makes an enum class of strings or of integers only: a boolean enum
+    (`{type: boolean, enum: [true]}`, with the `null` nullable_everywhere adds) or a number
+    enum (`enum: [0.5, 1.5]`) stopped it ("Unable to process schema"). In its input such a
+    schema keeps its type without its `enum`; requests are still validated against the
+    whole document by the runtime."""
+
+    def visit(node: Any) -> None:
+        if isinstance(node, list):
+            for item in node:
+                visit(item)
+            return
+        if not isinstance(node, dict):
+            return
+        if isinstance(node.get("enum"), list) and not generator_enum(node):
+            del node["enum"]
+            node.pop("x-enum-varnames", None)
+        for value in node.values():
+            visit(value)
+
+    visit(spec)
+
+
+def generator_enum(schema: dict[str, Any]) -> bool:
+    """Whether the generator makes an enum class of the schema: an `enum` of strings or of
+    integers (by its `type`, or, with none, by its values)."""
+    values = schema.get("enum")
+    if not isinstance(values, list):
+        return False
+    kind = schema.get("type")
+    if kind is not None:
+        kinds = [k for k in kind if k != "null"] if isinstance(kind, list) else [kind]
+        return bool(kinds) and all(k in ("string", "integer") for k in kinds)
+    present = [v for v in values if v is not None]
+    return all(isinstance(v, str) for v in present) or all(
+        isinstance(v, int) and not isinstance(v, bool) for v in present
+    )
+
+
 def _enum_member(value: str, index: int) -> str:
     """The member name the generator gives a string enum's value (`enum_property.py`)."""
     key = value.upper() if value and value[0].isalpha() else f"VALUE_{index}"
@@ -584,6 +623,7 @@ REWRITES = (
     keep_only_json_responses,
     drop_property_combinators,
     merge_error_body_unions,
+    enums_of_strings_and_integers,
     distinct_enum_names,
     generator_path_names,
     generator_operation_ids,

@@ -238,6 +238,30 @@ def test_openapi_3_1_type_lists_are_typed() -> None:
     ]
 
 
+ENUMS = {
+    "Flagged": {"type": "object", "properties": {"Enabled": {"type": "boolean", "enum": [True]}}},
+    "Rated": {"type": "object", "properties": {"Ratio": {"type": "number", "enum": [0.5, 1.5]}}},
+    "Level": {"type": "string", "enum": ["Low", "High"]},
+    "Code": {"type": "integer", "enum": [1, 2]},
+    "Switch": {"type": "boolean", "enum": [False]},
+}
+
+
+def test_enums_of_other_than_strings_and_integers_are_plain_values_for_the_generator() -> None:
+    """`{type: boolean, enum: [true]}` and `{type: number, enum: [0.5, 1.5]}` stopped the
+    generator ("Unable to process schema"); it makes enum classes of strings and integers."""
+    prepared = prepare_spec.prepare(_document({}, ENUMS))["components"]["schemas"]
+    assert "enum" not in prepared["Flagged"]["properties"]["Enabled"]
+    assert "enum" not in prepared["Rated"]["properties"]["Ratio"]
+    assert "enum" not in prepared["Switch"]
+    assert prepared["Level"]["enum"] == ["Low", "High"]
+    assert prepared["Code"]["enum"] == [1, 2]
+    paths = {"/s": {"post": {"operationId": "A_Set", "requestBody": _body(_ref("Switch"))}}}
+    paths["/s"]["post"]["responses"] = OK
+    (method,) = _methods(_document(paths, ENUMS), set()).values()  # no model `Switch`
+    assert method.signature == ["body: bool | None = None"]
+
+
 # ------------------------------------------------------------------ on a project copy
 # Each fault above in one document: regenerated, the resources type check (mypy --strict)
 # and the operations answer through the fake.
@@ -266,6 +290,8 @@ SINCE["example"] = datetime.date(2024, 1, 31)  # dumped unquoted, as hand-writte
 ODD_PATHS.update(
     {
         "/audit/endpoint": _get("Audit_Endpoint", INTEGER),
+        "/audit/rated": _get("Audit_Rated", _ref("Rated")),
+        "/audit/flagged": _get("Audit_Flagged", _ref("Flagged")),
         "/audit/tl": _get("Audit_TypeList", INTEGER, parameters=[LIMIT]),
         "/audit/since": _get("Audit_Since", INTEGER, parameters=[SINCE]),
         "/audit/tfa": _get("Audit_TwoFactor", _ref("2FAStatus")),
@@ -281,6 +307,8 @@ AFTER_PATHS = {
     "/audit/resources": _get("Audit_GetResource", _ref("Resource")),
 }
 ODD_SCHEMAS: dict[str, Any] = {
+    "Flagged": ENUMS["Flagged"],
+    "Rated": ENUMS["Rated"],
     "2FAStatus": TWO_FACTOR,
     "AuditNote": {"type": "object", "properties": {"Text": {"type": "string"}}},
     "ConfigNode": RECURSIVE["ConfigNode"],
@@ -311,6 +339,8 @@ ODD_SCRIPT = textwrap.dedent(
             assert (await client.audit.get_resource()).name == "string"
             assert isinstance(await client.audit.endpoint(), int)
             assert isinstance(await client.resource.count(), int)
+            assert (await client.audit.rated()).ratio == 0.5
+            assert (await client.audit.flagged()).enabled is True
             assert isinstance(await client.audit.type_list(limit=5), int)
             assert isinstance(await client.audit.since(since="2024-01-31"), int)
             assert (await client.audit.two_factor()).enabled in (True, False)
