@@ -45,6 +45,7 @@ from prepare_spec import (  # codegen/prepare_spec.py, beside this script
     breaks_its_schema,
     generator_enum,
     load,
+    model_attribute,
 )
 from runtime_rules import media as runtime_media  # codegen/runtime_rules.py: src's rule
 
@@ -859,7 +860,7 @@ def surface(resources: list[Resource], emitter: Emitter) -> str:
         required = set(schema.get("required", []))
         for wire, prop in schema["properties"].items():
             mark = " (required)" if wire in required else ""
-            hint = prop.get("x-sdk-name")  # the model's attribute (codegen/generate.py)
+            hint = model_attribute(wire, prop)  # the model's attribute (codegen/generate.py)
             named = f" as {hint}" if hint else ""
             lines.append(f"field {model_class(name)}.{wire}{named}{mark}")
     return "\n".join(lines) + "\n"

@@ -32,7 +32,10 @@ def property_from_data(*args: Any, **kwargs: Any) -> Any:
     if hint is not None and isinstance(prop, properties.Property):
         if not isinstance(hint, str) or not hint.isidentifier():
             raise SystemExit(f"{HINT} must be a Python identifier, got {hint!r}")
-        prop = attrs.evolve(prop, python_name=PythonIdentifier(hint, prefix=config.field_prefix))
+        # As written (a valid identifier): the generator's snake_case would drop the `_` of
+        # `to_dict_` (prepare_spec.model_names_of_their_own).
+        name = PythonIdentifier(hint, prefix=config.field_prefix, skip_snake_case=True)
+        prop = attrs.evolve(prop, python_name=name)
     return prop, schemas
 
 

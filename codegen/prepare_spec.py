@@ -587,6 +587,50 @@ def nullable_everywhere(spec: dict[str, Any]) -> None:
         visit(schema)
 
 
+#: Names a generated model has itself (templates/model.py.jinja: its attrs attribute and
+#: methods, `self`) or gives locals in `to_dict`/`from_dict` beside the properties' own
+#: locals there (`d = dict(src_dict)` then `d = d.pop("d")`; `cls(...)` after `cls = ...`).
+MODEL_OWN_NAMES = frozenset(
+    {"additional_properties", "additional_keys", "to_dict", "to_multipart", "from_dict"}
+    | {"self", "cls", "d", "field_dict", "prop", "prop_name", "prop_dict"}
+)
+
+
+def model_attribute(wire: str, prop: Any) -> str | None:
+    """The model attribute a property needs other than the generator's own name, or None:
+    its `x-sdk-name`, with `_` after a name the model has itself (`to_dict_`, also for a
+    wire name whose snake_case is one: `additional_properties` made 15 mypy errors)."""
+    hint = prop.get("x-sdk-name") if isinstance(prop, dict) else None
+    name = hint if isinstance(hint, str) else snake_case(wire)
+    if name in MODEL_OWN_NAMES:
+        return f"{name}_"
+    return hint if isinstance(hint, str) else None
+
+
+def model_names_of_their_own(spec: dict[str, Any]) -> None:
+    """A property named like something the generated model has itself (`to_dict`,
+    `additional_properties`) broke the model; in the generator's input it gets an
+    `x-sdk-name` (codegen/generate.py) of its own (`to_dict_`). The wire name stays."""
+
+    def visit(node: Any) -> None:
+        if isinstance(node, list):
+            for item in node:
+                visit(item)
+            return
+        if not isinstance(node, dict):
+            return
+        properties = node.get("properties")
+        if isinstance(properties, dict):
+            for wire, prop in properties.items():
+                attribute = model_attribute(str(wire), prop)
+                if attribute is not None and isinstance(prop, dict):
+                    prop["x-sdk-name"] = attribute
+        for value in node.values():
+            visit(value)
+
+    visit(spec)
+
+
 def mark_secrets(spec: dict[str, Any]) -> None:
     """The generator keeps no `format: password`; its description carries a `[secret]`
     mark instead, which the model template (templates/model.py.jinja) turns into a
@@ -631,6 +675,7 @@ REWRITES = (
     drop_optional_security,
     mark_secrets,
     nullable_everywhere,
+    model_names_of_their_own,  # last: on the property itself (nullable_everywhere wraps $refs)
 )
 
 

@@ -262,6 +262,39 @@ def test_enums_of_other_than_strings_and_integers_are_plain_values_for_the_gener
     assert method.signature == ["body: bool | None = None"]
 
 
+META = {
+    "type": "object",
+    "properties": {
+        "additional_properties": {"type": "string"},
+        "to_dict": {"type": "string"},
+        "d": {"type": "string"},
+        "Self": {"type": "string"},
+        "cls": {"type": "integer", "x-sdk-name": "kind"},  # the document's own name: kept
+        "Name": {"type": "string"},
+    },
+}
+
+
+def test_properties_named_like_the_models_own_names_get_attributes_of_their_own() -> None:
+    """A property `additional_properties` or `to_dict` broke the generated model (15 mypy
+    errors); `d` or `cls` its from_dict."""
+    spec = _document({}, {"Meta": META})
+    prepared = prepare_spec.prepare(spec)["components"]["schemas"]["Meta"]["properties"]
+    names = {wire: prop.get("x-sdk-name") for wire, prop in prepared.items()}
+    assert names == {
+        "additional_properties": "additional_properties_",
+        "to_dict": "to_dict_",
+        "d": "d_",
+        "Self": "self_",
+        "cls": "kind",
+        "Name": None,
+    }
+    assert "x-sdk-name" not in META["properties"]["to_dict"]  # the document's own: as it is
+    surface = emit_sdk.surface([], emit_sdk.Emitter(spec, set()))
+    assert "field Meta.to_dict as to_dict_\n" in surface
+    assert "field Meta.Name\n" in surface
+
+
 # ------------------------------------------------------------------ on a project copy
 # Each fault above in one document: regenerated, the resources type check (mypy --strict)
 # and the operations answer through the fake.
@@ -290,6 +323,7 @@ SINCE["example"] = datetime.date(2024, 1, 31)  # dumped unquoted, as hand-writte
 ODD_PATHS.update(
     {
         "/audit/endpoint": _get("Audit_Endpoint", INTEGER),
+        "/audit/meta": _get("Audit_Meta", _ref("Meta")),
         "/audit/rated": _get("Audit_Rated", _ref("Rated")),
         "/audit/flagged": _get("Audit_Flagged", _ref("Flagged")),
         "/audit/tl": _get("Audit_TypeList", INTEGER, parameters=[LIMIT]),
@@ -307,6 +341,7 @@ AFTER_PATHS = {
     "/audit/resources": _get("Audit_GetResource", _ref("Resource")),
 }
 ODD_SCHEMAS: dict[str, Any] = {
+    "Meta": META,
     "Flagged": ENUMS["Flagged"],
     "Rated": ENUMS["Rated"],
     "2FAStatus": TWO_FACTOR,
@@ -339,6 +374,9 @@ ODD_SCRIPT = textwrap.dedent(
             assert (await client.audit.get_resource()).name == "string"
             assert isinstance(await client.audit.endpoint(), int)
             assert isinstance(await client.resource.count(), int)
+            meta = await client.audit.meta()
+            assert (meta.to_dict_, meta.additional_properties_, meta.d_) == ("string",) * 3
+            assert meta.to_dict()["to_dict"] == "string"
             assert (await client.audit.rated()).ratio == 0.5
             assert (await client.audit.flagged()).enabled is True
             assert isinstance(await client.audit.type_list(limit=5), int)
