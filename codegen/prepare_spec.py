@@ -690,15 +690,35 @@ def prepare(spec: dict[str, Any], notes: list[str] | None = None) -> dict[str, A
 
 
 class DocumentLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
-    """YAML's safe loader (the C one: a merged document is a megabyte) without its
-    timestamp rule: an unquoted `example: 2024-01-31` stays the string JSON would have
-    (a `datetime.date` stopped prepare_spec: "Object of type date is not JSON
-    serializable"), as it is in the shipped `openapi.json`."""
+    """YAML's safe loader (the C one: a merged document is a megabyte) reading plain
+    scalars as YAML 1.2 (its core schema, as OpenAPI recommends) and JSON do, not as YAML
+    1.1: an unquoted `example: 2024-01-31` stays a string (a `datetime.date` stopped
+    prepare_spec: "Object of type date is not JSON serializable"), as do `on`, `off`,
+    `yes`, `no` (a property `On` was the key `True`) and `12:30` (the integer 750)."""
 
-    yaml_implicit_resolvers: ClassVar[dict[Any, list[tuple[str, Any]]]] = {
-        first: [(tag, rule) for tag, rule in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-    }
+    yaml_implicit_resolvers: ClassVar[dict[Any, list[tuple[str, Any]]]] = {}
+
+
+# YAML 1.2's core schema (JSON's numbers, and `0o`/`0x` integers); no leading zeros, so
+# PyYAML's YAML 1.1 constructors read each as 1.2 does.
+for _tag, _rule, _first in (
+    ("bool", r"^(?:true|True|TRUE|false|False|FALSE)$", "tTfF"),
+    ("int", r"^(?:[-+]?(?:0|[1-9][0-9]*)|0o[0-7]+|0x[0-9a-fA-F]+)$", "-+0123456789"),
+    (
+        "float",
+        r"^(?:[-+]?(?:\.[0-9]+|(?:0|[1-9][0-9]*)\.[0-9]*)(?:[eE][-+]?[0-9]+)?"
+        r"|[-+]?(?:0|[1-9][0-9]*)[eE][-+]?[0-9]+"
+        r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$",
+        "-+0123456789.",
+    ),
+):
+    DocumentLoader.add_implicit_resolver(
+        f"tag:yaml.org,2002:{_tag}", re.compile(_rule), list(_first)
+    )
+for _first, _resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items():
+    for _tag, _rule in _resolvers:
+        if _tag.rsplit(":", 1)[1] not in ("bool", "int", "float", "timestamp"):
+            DocumentLoader.yaml_implicit_resolvers.setdefault(_first, []).append((_tag, _rule))
 
 
 def load(source: str) -> dict[str, Any]:

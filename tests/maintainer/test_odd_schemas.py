@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import math
 import os
 import subprocess
 import sys
@@ -219,6 +220,38 @@ def test_an_unquoted_yaml_date_is_read_as_the_string_json_has(tmp_path: Path) ->
     shipped = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))
     assert shipped["info"]["released"] == "2024-01-31"
     assert isinstance(yaml.safe_load("a: 2024-01-31")["a"], datetime.date)  # no global change
+
+
+def test_plain_yaml_scalars_are_read_as_yaml_1_2_and_json_read_them(tmp_path: Path) -> None:
+    """YAML 1.1 read a property `On` as the key True, `enum: [on, off]` as booleans and
+    `12:30` as 750; YAML 1.2 (which OpenAPI recommends) and JSON have strings there."""
+    source = tmp_path / "document.yaml"
+    source.write_text(
+        "values: [on, Off, yes, no, 12:30, '1_000', 1_000, 017, true, False, null, ~]\n"
+        "numbers: [0, -3, +4, 0x1F, 0o17, 1.5, -.5, 2., 1e3, 1.0e-05, .inf, -.Inf]\n"
+        "On: {type: string, enum: [on, off]}\n",
+        encoding="utf-8",
+    )
+    loaded = prepare_spec.load(str(source))
+    assert loaded["values"] == [
+        *("on", "Off", "yes", "no", "12:30", "1_000", "1_000", "017"),
+        *(True, False, None, None),
+    ]
+    assert loaded["numbers"] == [
+        0,
+        -3,
+        4,
+        31,
+        15,
+        1.5,
+        -0.5,
+        2.0,
+        1000.0,
+        1e-05,
+        math.inf,
+        -math.inf,
+    ]
+    assert loaded["On"] == {"type": "string", "enum": ["on", "off"]}
 
 
 LIMIT = {"name": "limit", "in": "query", "schema": {"type": ["integer", "null"]}}
