@@ -24,6 +24,7 @@ import hashlib
 import json
 import re
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -358,6 +359,18 @@ def _object_by_reference(schemas: dict[str, Any], variant: Any) -> dict[str, Any
     return target if is_object else {}
 
 
+def objects_in(node: Any) -> Iterator[dict[str, Any]]:
+    """Every JSON object in `node`, `node` too, each before its members (so that one a
+    caller changes is walked as changed)."""
+    if isinstance(node, list):
+        for item in node:
+            yield from objects_in(item)
+    elif isinstance(node, dict):
+        yield node
+        for value in list(node.values()):
+            yield from objects_in(value)
+
+
 def distinct_enum_names(spec: dict[str, Any]) -> None:
     """The generator names a string enum's members after their values in upper case, so
     `Low` and `low` are both LOW: it stopped with a traceback ("Duplicate key LOW"), and
@@ -365,13 +378,7 @@ def distinct_enum_names(spec: dict[str, Any]) -> None:
     names would clash, each member gets its own (`x-enum-varnames`): the name, then its
     place in the list (`LOW_2`)."""
 
-    def visit(node: Any) -> None:
-        if isinstance(node, list):
-            for item in node:
-                visit(item)
-            return
-        if not isinstance(node, dict):
-            return
+    for node in objects_in(spec):
         values = [v for v in node.get("enum") or () if v is not None]
         if values and all(isinstance(v, str) for v in values) and "x-enum-varnames" not in node:
             names = [_enum_member(value, index) for index, value in enumerate(values)]
@@ -380,10 +387,6 @@ def distinct_enum_names(spec: dict[str, Any]) -> None:
                     name if names.count(name) == 1 else f"{name}_{index}"
                     for index, name in enumerate(names)
                 ]
-        for value in node.values():
-            visit(value)
-
-    visit(spec)
 
 
 def enums_of_strings_and_integers(spec: dict[str, Any]) -> None:
@@ -393,20 +396,10 @@ def enums_of_strings_and_integers(spec: dict[str, Any]) -> None:
     schema keeps its type without its `enum`; requests are still validated against the
     whole document by the runtime."""
 
-    def visit(node: Any) -> None:
-        if isinstance(node, list):
-            for item in node:
-                visit(item)
-            return
-        if not isinstance(node, dict):
-            return
+    for node in objects_in(spec):
         if isinstance(node.get("enum"), list) and not generator_enum(node):
             del node["enum"]
             node.pop("x-enum-varnames", None)
-        for value in node.values():
-            visit(value)
-
-    visit(spec)
 
 
 def generator_enum(schema: dict[str, Any]) -> bool:
@@ -612,23 +605,13 @@ def model_names_of_their_own(spec: dict[str, Any]) -> None:
     `additional_properties`) broke the model; in the generator's input it gets an
     `x-sdk-name` (codegen/generate.py) of its own (`to_dict_`). The wire name stays."""
 
-    def visit(node: Any) -> None:
-        if isinstance(node, list):
-            for item in node:
-                visit(item)
-            return
-        if not isinstance(node, dict):
-            return
+    for node in objects_in(spec):
         properties = node.get("properties")
         if isinstance(properties, dict):
             for wire, prop in properties.items():
                 attribute = model_attribute(str(wire), prop)
                 if attribute is not None and isinstance(prop, dict):
                     prop["x-sdk-name"] = attribute
-        for value in node.values():
-            visit(value)
-
-    visit(spec)
 
 
 def mark_secrets(spec: dict[str, Any]) -> None:
