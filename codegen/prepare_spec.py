@@ -214,6 +214,40 @@ def refs_resolve(spec: dict[str, Any]) -> list[str]:
     return []
 
 
+#: Header parameters OpenAPI 3.0 says to ignore ("If `in` is "header" and the `name` field
+#: is "Accept", "Content-Type" or "Authorization", the parameter definition SHALL be
+#: ignored"): the SDK sends these headers itself, from the operation and the client.
+IGNORED_HEADERS = frozenset({"accept", "content-type", "authorization"})
+
+
+def ignored_header_parameters(spec: dict[str, Any]) -> list[str]:
+    """A header parameter named `Accept`, `Content-Type` or `Authorization` (in any case) is
+    dropped: OpenAPI says its definition SHALL be ignored, and as an argument its value was
+    silently replaced on the wire by the SDK's own header."""
+    done = []
+    for method, path, op in _items(spec):
+        parameters = op.get("parameters")
+        if not isinstance(parameters, list):
+            continue
+        kept = []
+        for raw in parameters:
+            parameter = _resolve(spec, raw)
+            name = parameter.get("name")
+            if (
+                parameter.get("in") == "header"
+                and isinstance(name, str)
+                and name.lower() in IGNORED_HEADERS
+            ):
+                done.append(
+                    f"{_where(method, path, op)}: header parameter {name!r} is ignored, as"
+                    " OpenAPI says (the SDK sends that header itself); dropped"
+                )
+                continue
+            kept.append(raw)
+        op["parameters"] = kept
+    return done
+
+
 def _runtime_schema() -> Any:
     """`edgedelivery_async._schema` of this tree (codegen/runtime_rules.py, beside this
     script, which tests also load from its path)."""
@@ -277,6 +311,7 @@ REPAIRS = (
     missing_operation_ids,
     unique_operation_ids,
     refs_resolve,
+    ignored_header_parameters,
     path_parameters_match_the_path,
     parameter_defaults_fit,
 )

@@ -156,6 +156,46 @@ def test_an_operation_without_an_id_gets_its_method_and_path() -> None:
     assert done == ["GET /log/forwarding: no operationId; it is 'GET /log/forwarding'"]
 
 
+def test_accept_content_type_and_authorization_header_parameters_are_dropped() -> None:
+    """OpenAPI: such a header parameter's definition SHALL be ignored. They were method
+    arguments (`upload(..., content_type="image/png")`) whose values the SDK's own headers
+    replaced on the wire. Names compare case-insensitively; a `$ref`'d one counts too."""
+    header = {"name": "X-Tags", "in": "header", "schema": {"type": "string"}}
+    text = {"type": "string"}
+    operation = {
+        "operationId": "Audit_Upload",
+        "parameters": [
+            {"name": "Content-Type", "in": "header", "required": True, "schema": text},
+            {"name": "accept", "in": "header", "schema": {"type": "string"}},
+            {"$ref": "#/components/parameters/Auth"},
+            {"name": "Accept", "in": "query", "schema": {"type": "string"}},  # not a header
+            header,
+        ],
+        "responses": OK,
+    }
+    document = _document({"/up": {"put": operation}})
+    document["components"]["parameters"] = {
+        "Auth": {"name": "AUTHORIZATION", "in": "header", "schema": {"type": "string"}}
+    }
+    repaired, done = prepare_spec.repair(document)
+    kept = repaired["paths"]["/up"]["put"]["parameters"]
+    assert kept == [{"name": "Accept", "in": "query", "schema": {"type": "string"}}, header]
+    assert done == [
+        f"PUT /up (Audit_Upload): header parameter {name!r} is ignored, as OpenAPI says (the"
+        " SDK sends that header itself); dropped"
+        for name in ("Content-Type", "accept", "AUTHORIZATION")
+    ]
+    assert len(operation["parameters"]) == 5  # the input is not changed
+    from .test_naming import emit_sdk
+
+    methods = emit_sdk.Emitter(repaired, set()).resources()[0].methods
+    assert methods[0].signature == [
+        "*",
+        "accept: str | None | Unset = UNSET",
+        "x_tags: str | None | Unset = UNSET",
+    ]
+
+
 def test_path_level_parameters_move_onto_each_operation() -> None:
     shared = {"name": "id", "in": "path", "required": True, "schema": {"type": "integer"}}
     item = {"parameters": [shared], "get": {"operationId": "A_Get", "responses": OK}}
