@@ -568,6 +568,25 @@ def _component_name(node: dict[str, Any]) -> str | None:
     return ref.removeprefix(prefix) if isinstance(ref, str) and ref.startswith(prefix) else None
 
 
+def generator_header_schemas(spec: dict[str, Any]) -> None:
+    """The generator takes a header parameter of a plain value only: an array header
+    (`{name: X-Tags, in: header, schema: {type: array, items: {type: string}}}`) stopped it
+    ("list[str] | Unset is not allowed in header"). Its endpoint code is thrown away (the
+    emitter types the argument from the document, and the runtime encodes it:
+    `_requests.encode_headers`), so in its input every header parameter is a string."""
+    for operation in _operations(spec):
+        parameters = operation.get("parameters")
+        if not isinstance(parameters, list):
+            continue
+        for index, raw in enumerate(parameters):
+            parameter = _resolve(spec, raw)
+            if parameter.get("in") == "header":
+                parameters[index] = {**parameter, "schema": {"type": "string"}}
+    for name, parameter in spec.get("components", {}).get("parameters", {}).items():
+        if isinstance(parameter, dict) and parameter.get("in") == "header":
+            spec["components"]["parameters"][name] = {**parameter, "schema": {"type": "string"}}
+
+
 def drop_optional_security(spec: dict[str, Any]) -> None:
     """The generator types `client` as `AuthenticatedClient` whenever `security` is
     non-empty, even when `{}` (no credential) is one of its alternatives. The shield
@@ -690,6 +709,7 @@ REWRITES = (
     generator_path_names,
     generator_operation_ids,
     recursive_array_items,
+    generator_header_schemas,
     drop_optional_security,
     mark_secrets,
     nullable_everywhere,

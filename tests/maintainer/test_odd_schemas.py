@@ -1,7 +1,7 @@
 """Valid documents whose schemas stopped code generation (or made code that does not type
 check): recursive schemas, names that meet the generator's or the runtime's own, YAML
-dates, type lists, enums of other than strings and integers. Unit tests call
-codegen/prepare_spec.py and codegen/emit_sdk.py on small documents."""
+dates, type lists, enums of other than strings and integers, array header parameters. Unit
+tests call codegen/prepare_spec.py and codegen/emit_sdk.py on small documents."""
 
 from __future__ import annotations
 
@@ -328,6 +328,35 @@ def test_properties_named_like_the_models_own_names_get_attributes_of_their_own(
     assert "field Meta.Name\n" in surface
 
 
+STRINGS = {"type": "array", "items": {"type": "string"}}
+TAGS_HEADER = {"name": "X-Tags", "in": "header", "schema": STRINGS}
+
+
+def test_header_parameters_are_strings_for_the_generator_only() -> None:
+    """An array header parameter stopped the generator ("list[str] | Unset is not allowed in
+    header"); the runtime sends it (simple style: `X-Tags: a,b`)."""
+    shared = {"name": "X-Ids", "in": "header", "schema": {"type": "array", "items": INTEGER}}
+    paths = {"/h": _get("Audit_HeaderTags", INTEGER, parameters=[TAGS_HEADER, *TEXT_QUERY])}
+    paths["/h"]["get"]["parameters"].append({"$ref": "#/components/parameters/Ids"})
+    spec = _document(paths, {})
+    spec["components"]["parameters"] = {"Ids": shared}
+    prepared = prepare_spec.prepare(spec)
+    tags, query, ids = prepared["paths"]["/h"]["get"]["parameters"]
+    assert tags == {"name": "X-Tags", "in": "header", "schema": {"type": "string"}}
+    assert ids == {"name": "X-Ids", "in": "header", "schema": {"type": "string"}}
+    assert query == TEXT_QUERY[0]
+    assert prepared["components"]["parameters"]["Ids"]["schema"] == {"type": "string"}
+    assert TAGS_HEADER["schema"]["type"] == "array"  # the document's own: as it is
+    assert shared["schema"]["type"] == "array"
+    (method,) = _methods(spec, set()).values()
+    assert method.signature == [
+        "*",
+        "q: str | None | Unset = UNSET",
+        "x_tags: Sequence[str] | None | Unset = UNSET",
+        "x_ids: Sequence[int] | None | Unset = UNSET",
+    ]
+
+
 # ------------------------------------------------------------------ on a project copy
 # Each fault above in one document: regenerated, the resources type check (mypy --strict)
 # and the operations answer through the fake.
@@ -360,6 +389,7 @@ ODD_PATHS.update(
         "/audit/rated": _get("Audit_Rated", _ref("Rated")),
         "/audit/flagged": _get("Audit_Flagged", _ref("Flagged")),
         "/audit/tl": _get("Audit_TypeList", INTEGER, parameters=[LIMIT]),
+        "/audit/htags": _get("Audit_HeaderTags", INTEGER, parameters=[TAGS_HEADER]),
         "/audit/since": _get("Audit_Since", INTEGER, parameters=[SINCE]),
         "/audit/tfa": _get("Audit_TwoFactor", _ref("2FAStatus")),
         "/audit/res/count": _get("Resource_Count", INTEGER, tags=["Resource"]),
@@ -413,11 +443,14 @@ ODD_SCRIPT = textwrap.dedent(
             assert (await client.audit.rated()).ratio == 0.5
             assert (await client.audit.flagged()).enabled is True
             assert isinstance(await client.audit.type_list(limit=5), int)
+            assert isinstance(await client.audit.header_tags(x_tags=["a", "b"]), int)
             assert isinstance(await client.audit.since(since="2024-01-31"), int)
             assert (await client.audit.two_factor()).enabled in (True, False)
             assert (await client.widget.get()).name == "string"
         (sent,) = fake.requests_for("Audit_PutConfig")
         assert sent.json == {"Root": root, "Children": [[[]], []]}, sent.json
+        (sent,) = fake.requests_for("Audit_HeaderTags")
+        assert (sent.status, sent.headers["x-tags"]) == (200, "a,b"), sent
 
     asyncio.run(main())
 
