@@ -248,6 +248,38 @@ def ignored_header_parameters(spec: dict[str, Any]) -> list[str]:
     return done
 
 
+def cookie_parameters(spec: dict[str, Any]) -> list[str]:
+    """The SDK sends no cookies (no method argument, runtime, fake or CLI option reads
+    them), and a cookie parameter stopped the emitter. An optional one is dropped: the
+    operation is called without it, as the document allows. A required one cannot be:
+    regeneration stops, naming the operation."""
+    done = []
+    for method, path, op in _items(spec):
+        parameters = op.get("parameters")
+        if not isinstance(parameters, list):
+            continue
+        kept = []
+        for raw in parameters:
+            parameter = _resolve(spec, raw)
+            if parameter.get("in") != "cookie":
+                kept.append(raw)
+                continue
+            name = parameter.get("name")
+            where = _where(method, path, op)
+            if parameter.get("required") is True:
+                raise Unrepairable(
+                    f"{where}: cookie parameter {name!r} is required, and the SDK sends no"
+                    " cookie parameters. Fix: make it optional (it is then left out), or"
+                    " leave the operation out of the document"
+                )
+            done.append(
+                f"{where}: cookie parameter {name!r} is optional and the SDK sends no"
+                " cookie parameters; dropped (the operation is called without it)"
+            )
+        op["parameters"] = kept
+    return done
+
+
 def _runtime_schema() -> Any:
     """`edgedelivery_async._schema` of this tree (codegen/runtime_rules.py, beside this
     script, which tests also load from its path)."""
@@ -312,6 +344,7 @@ REPAIRS = (
     unique_operation_ids,
     refs_resolve,
     ignored_header_parameters,
+    cookie_parameters,
     path_parameters_match_the_path,
     parameter_defaults_fit,
 )
