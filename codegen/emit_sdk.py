@@ -299,7 +299,7 @@ class Emitter:
     def resources(self) -> list[Resource]:
         tags = {tag["name"]: tag for tag in self.spec.get("tags", [])}
         found: dict[str, Resource] = {}
-        for path, item in self.spec["paths"].items():
+        for path, item in self.spec.get("paths", {}).items():
             for http_method, operation in item.items():
                 if http_method not in EMITTED_METHODS:
                     continue  # (`left_out` names the operations, regeneration prints them)
@@ -709,7 +709,7 @@ def with_hints(spec: dict[str, Any], resources: list[Resource]) -> dict[str, Any
     hinted = copy.deepcopy(spec)
     tags = {tag["name"]: tag for tag in hinted.get("tags", [])}
     methods = {m.operation_id: m for r in resources for m in r.methods}
-    for item in hinted["paths"].values():
+    for item in hinted.get("paths", {}).values():
         for http_method, operation in item.items():
             if http_method not in ("get", "put", "post", "delete", "patch", "head"):
                 continue

@@ -204,7 +204,7 @@ def refs_resolve(spec: dict[str, Any]) -> list[str]:
             raise Unrepairable(
                 f"{_where(method, path, op)}: {error}. Fix: add the component or correct the $ref"
             ) from None
-    for name, schema in spec.get("components", {}).get("schemas", {}).items():
+    for name, schema in _schemas(spec).items():
         try:
             walk(schema, "")
         except Unrepairable as error:
@@ -390,7 +390,7 @@ def drop_property_combinators(spec: dict[str, Any]) -> None:
     """A top-level anyOf/oneOf next to `properties` silently drops the other
     properties. It only carries the "image or imageRegistryId non-empty" rule,
     which the facade enforces."""
-    for schema in spec["components"]["schemas"].values():
+    for schema in _schemas(spec).values():
         if "properties" in schema:
             schema.pop("anyOf", None)
             schema.pop("oneOf", None)
@@ -401,7 +401,7 @@ def merge_error_body_unions(spec: dict[str, Any]) -> None:
     picks the first. Merging them into one object with every field of both keeps
     every field readable. Only unions of object schemas by reference are merged: an
     `anyOf` of inline or scalar variants (`integer` or `string`) stays as it is."""
-    schemas = spec["components"]["schemas"]
+    schemas = _schemas(spec)
     for response in _responses(spec):
         media = response.get("content", {}).get(JSON)
         if not media or "anyOf" not in media.get("schema", {}):
@@ -569,7 +569,7 @@ def recursive_array_items(spec: dict[str, Any]) -> list[str]:
     directly in an array schema's 'items' section"). In its input such items are `{}`
     (any value); the shipped document keeps the reference, so the SDK's types and the
     runtime's validation still follow it."""
-    schemas = spec.get("components", {}).get("schemas", {})
+    schemas = _schemas(spec)
     done = []
 
     def visit(node: Any, stack: tuple[str, ...]) -> None:
@@ -663,7 +663,7 @@ def nullable_everywhere(spec: dict[str, Any]) -> None:
             # generated code rebuild every list item by item.
             schema["items"] = nullable(items)
 
-    for schema in spec.get("components", {}).get("schemas", {}).values():
+    for schema in _schemas(spec).values():
         visit(schema)
 
 
@@ -705,7 +705,7 @@ def mark_secrets(spec: dict[str, Any]) -> None:
     """The generator keeps no `format: password`; its description carries a `[secret]`
     mark instead, which the model template (templates/model.py.jinja) turns into a
     field left out of the model's repr, so a password never shows in a repr or a log."""
-    for schema in spec.get("components", {}).get("schemas", {}).values():
+    for schema in _schemas(spec).values():
         for prop in schema.get("properties", {}).values():
             if prop.get("format") == "password" or prop.get("writeOnly"):
                 prop["description"] = (prop.get("description", "") + " [secret]").strip()
@@ -722,7 +722,14 @@ def _plain(schema: dict[str, Any]) -> bool:
 
 
 def _operations(spec: dict[str, Any]) -> list[dict[str, Any]]:
-    return [op for item in spec["paths"].values() for op in item.values() if isinstance(op, dict)]
+    items = spec.get("paths", {}).values()
+    return [op for item in items for op in item.values() if isinstance(op, dict)]
+
+
+def _schemas(spec: dict[str, Any]) -> dict[str, Any]:
+    """`components.schemas`, or {}: both are optional (a document may have neither)."""
+    schemas: dict[str, Any] = spec.get("components", {}).get("schemas", {})
+    return schemas
 
 
 def _responses(spec: dict[str, Any]) -> list[dict[str, Any]]:

@@ -42,7 +42,7 @@ def main(work: str, package: str, document: str, src: str) -> int:
         return 1
     spec = json.loads(Path(document).read_text(encoding="utf-8"))
     missing = []
-    for path, item in spec["paths"].items():
+    for path, item in spec.get("paths", {}).items():
         for method, operation in item.items():
             if method not in METHODS:
                 continue

@@ -411,3 +411,35 @@ def test_a_long_operation_id_is_cut_for_the_generator_and_stays_unique() -> None
     assert len(set(ids)) == 3
     assert ids[2] == "Short_Get"
     assert document["paths"]["/a"]["get"]["operationId"] == long_a  # the document's own
+
+
+@pytest.mark.parametrize(
+    "components",
+    [None, {}, {"parameters": {}}],
+    ids=["no components", "empty components", "no schemas"],
+)
+def test_a_document_without_component_schemas_is_prepared(components: Any) -> None:
+    """`components` and `components.schemas` are optional: drop_property_combinators and
+    merge_error_body_unions raised KeyError ('components', 'schemas') without them. A
+    document without `paths` (optional in OpenAPI 3.1) is read as having no operations."""
+    from .test_naming import emit_sdk
+
+    reply = {"schema": {"anyOf": [{"type": "integer"}, {"type": "string"}]}}
+    responses = {"400": {"description": "e", "content": {JSON: reply}}, **OK}
+    operation = {"operationId": "A_Get", "tags": ["A"], "responses": responses}
+    document: dict[str, Any] = {"openapi": "3.0.3", "paths": {"/a": {"get": operation}}}
+    if components is not None:
+        document["components"] = components
+    repaired, done = prepare_spec.repair(document)
+    assert done == []
+    prepared = prepare_spec.prepare(repaired)
+    assert prepared["paths"]["/a"]["get"]["responses"]["400"]["content"][JSON] == reply
+    emitter = emit_sdk.Emitter(repaired, set())
+    (resource,) = emitter.resources()
+    assert [m.name for m in resource.methods] == ["get"]
+    assert emitter.problems == []
+    assert emit_sdk.with_hints(repaired, [resource]) == repaired
+
+    bare = {"openapi": "3.1.0", "info": {"title": "t", "version": "1"}}
+    assert prepare_spec.prepare(prepare_spec.repair(bare)[0]) == bare
+    assert emit_sdk.Emitter(bare, set()).resources() == []
