@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import importlib.util
 import json
 import re
 import sys
@@ -152,6 +153,19 @@ def merge(document: dict[str, Any], source: dict[str, Any], prefix: str) -> list
     return notes
 
 
+def _read_document(path: Path) -> dict[str, Any]:
+    """The document as codegen/prepare_spec.py reads it (`prepare_spec.load`: YAML 1.2, so
+    a key `On:` stays `On`, not YAML 1.1's `true`): one rule for every reader. Written back
+    with the safe dumper, a string YAML 1.1 would read otherwise is quoted."""
+    found = importlib.util.spec_from_file_location("prepare_spec", ROOT / "codegen/prepare_spec.py")
+    assert found is not None
+    assert found.loader is not None
+    prepare_spec = importlib.util.module_from_spec(found)
+    found.loader.exec_module(prepare_spec)
+    document: dict[str, Any] = prepare_spec.load(str(path))
+    return document
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", type=Path, default=ROOT.parent / "shared" / "corpus")
@@ -162,7 +176,7 @@ def main(argv: list[str] | None = None) -> int:
     if not sources:
         print(f"merge-corpus: no *.json documents in {args.corpus}", file=sys.stderr)
         return 2
-    document = yaml.load(args.document.read_text(encoding="utf-8"), Loader=yaml.CSafeLoader)
+    document = _read_document(args.document)
     for source in sources:
         published = json.loads(source.read_text(encoding="utf-8"))
         for note in merge(document, published, _prefix(source)):

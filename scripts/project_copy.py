@@ -21,12 +21,14 @@ from __future__ import annotations
 
 import argparse
 import fnmatch
+import importlib.util
 import os
 import shutil
 import subprocess
 import sys
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -103,6 +105,26 @@ def _run(command: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+def read_document(path: Path) -> dict[str, Any]:
+    """A YAML (or JSON) document as codegen/prepare_spec.py reads it (`prepare_spec.load`:
+    YAML 1.2, so a key `On:` stays `On`, not YAML 1.1's `true`): one rule for every reader.
+    Written back with the safe dumper, a string YAML 1.1 would read otherwise is quoted."""
+    found = importlib.util.spec_from_file_location("prepare_spec", ROOT / "codegen/prepare_spec.py")
+    assert found is not None
+    assert found.loader is not None
+    prepare_spec = importlib.util.module_from_spec(found)
+    found.loader.exec_module(prepare_spec)
+    document: dict[str, Any] = prepare_spec.load(str(path))
+    return document
+
+
+def declare_pagination(document: Path) -> None:
+    """The one `x-sdk-pagination` line a maintainer adds to a merged document."""
+    spec = read_document(document)
+    spec["x-sdk-pagination"] = PAGINATION
+    document.write_text(yaml.dump(spec, Dumper=yaml.CSafeDumper, sort_keys=False), "utf-8")
+
+
 def merge_corpus(dest: Path, corpus: Path) -> str:
     """Merge `corpus` into the copy's document, declare pagination, regenerate.
 
@@ -111,10 +133,7 @@ def merge_corpus(dest: Path, corpus: Path) -> str:
     merged = _run([sys.executable, "scripts/merge-corpus.py", "--corpus", str(corpus)], dest)
     if merged.returncode != 0:
         raise RuntimeError(f"merge-corpus.py failed:\n{merged.stdout}{merged.stderr}")
-    document = dest / DOCUMENT
-    spec = yaml.load(document.read_text(encoding="utf-8"), Loader=yaml.CSafeLoader)
-    spec["x-sdk-pagination"] = PAGINATION
-    document.write_text(yaml.dump(spec, Dumper=yaml.CSafeDumper, sort_keys=False), "utf-8")
+    declare_pagination(dest / DOCUMENT)
     regenerated = _run(["bash", "scripts/regenerate.sh"], dest)
     if regenerated.returncode != 0:
         raise RuntimeError(f"regenerate.sh failed:\n{regenerated.stdout}{regenerated.stderr}")

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import copy
+import json
 import re
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import yaml
 
 from ._corpus import ROOT, merge_script, operations, published
+from .conftest import PAGINATION
 
 DOCUMENT = ROOT / "openapi" / "edge-delivery-1.0.0.yaml"
 
@@ -102,3 +105,42 @@ def test_a_taken_component_name_is_renamed_and_its_refs_follow() -> None:
     assert document["components"]["schemas"]["CoreProblem"]["properties"] == {"b": {}}
     media = document["paths"]["/x"]["get"]["responses"]["200"]["content"]["application/json"]
     assert media["schema"] == {"$ref": "#/components/schemas/CoreProblem"}
+
+
+YAML_1_1_TRAPS = (
+    "openapi: 3.0.3\n"
+    "info: {title: t, version: '1', released: 2024-01-31}\n"
+    "paths: {}\n"
+    "components:\n"
+    "  schemas:\n"
+    "    Switch:\n"
+    "      type: object\n"
+    "      properties:\n"
+    "        On: {type: string, enum: [on, off, yes, no], example: 12:30}\n"
+)
+
+
+def test_the_merge_and_the_project_copy_read_the_document_as_prepare_spec_does(
+    tmp_path: Path, project_copy: ModuleType
+) -> None:
+    """Both read the document as YAML 1.1 (`yaml.CSafeLoader`) and wrote it back: a key
+    `On:` came back as `true:`, `enum: [on, off]` as booleans, `12:30` as 750, while
+    codegen/prepare_spec.py reads YAML 1.2. Now both read it with `prepare_spec.load`."""
+    from maintainer.test_repairs import prepare_spec
+
+    document = tmp_path / "document.yaml"
+    document.write_text(YAML_1_1_TRAPS, encoding="utf-8")
+    before = prepare_spec.load(str(document))
+    assert before["components"]["schemas"]["Switch"]["properties"]["On"]["example"] == "12:30"
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    published = {"openapi": "3.0.0", "servers": [{"url": "https://x.test"}], "paths": {}}
+    (corpus / "x-api.json").write_text(json.dumps(published), encoding="utf-8")
+    merged = tmp_path / "merged.yaml"
+    argv = ["--corpus", str(corpus), "--document", str(document), "--output", str(merged)]
+    assert merge_script().main(argv) == 0
+    assert prepare_spec.load(str(merged)) == before
+
+    project_copy.declare_pagination(merged)
+    assert prepare_spec.load(str(merged)) == {**before, "x-sdk-pagination": PAGINATION}
+    assert project_copy.read_document(merged)["x-sdk-pagination"] == PAGINATION
