@@ -122,6 +122,7 @@ class Method:
     path_params: list[Param] = field(default_factory=list)
     query_params: list[Param] = field(default_factory=list)
     header_params: list[Param] = field(default_factory=list)
+    cookie_params: list[Param] = field(default_factory=list)
     body_param: Param | None = None  # the whole body (x-sdk-body, or a body that is no object)
     body_fields: list[Param] = field(default_factory=list)
     extra_fields: bool = False
@@ -139,6 +140,7 @@ class Method:
             *whole,
             *self.query_params,
             *self.header_params,
+            *self.cookie_params,
             *self.body_fields,
         ]
 
@@ -155,6 +157,7 @@ class Method:
         keywords = [
             *(p.declaration_as(write) for p in self.query_params),
             *(p.declaration_as(write) for p in self.header_params),
+            *(p.declaration_as(write) for p in self.cookie_params),
             *(p.declaration_as(write) for p in self.body_fields if p.required),
             *(p.declaration_as(write) for p in self.body_fields if not p.required),
         ]
@@ -370,10 +373,10 @@ class Emitter:
             taken[method.name] = method.operation_id
 
     def name_arguments(self, method: Method) -> None:
-        """Arguments: path, the whole body, query, header, then body fields, in document
-        order. A name already taken by an earlier argument (or one the method needs:
+        """Arguments: path, the whole body, query, header, cookie, then body fields, in
+        document order. A name already taken by an earlier argument (or one the method needs:
         `self`, `extra_fields`, the result parser) gets its place in front (`body_id`,
-        `query_id`, `header_id`), numbered `_2`, ... if even that is taken. A hint
+        `query_id`, `header_id`, `cookie_id`), numbered `_2`, ... if even that is taken. A hint
         (`x-sdk-name`, `x-sdk-body`) that meets another name is the document's fault."""
         taken = set(RESERVED_ARGUMENTS)
         places = [
@@ -381,6 +384,7 @@ class Emitter:
             *(("body", p) for p in [method.body_param] if p is not None),
             *(("query", p) for p in method.query_params),
             *(("header", p) for p in method.header_params),
+            *(("cookie", p) for p in method.cookie_params),
             *(("body", p) for p in method.body_fields),
         ]
         for place, param in places:
@@ -419,7 +423,7 @@ class Emitter:
                     Param(python_name, parameter["name"], type_, True, hinted=hinted)
                 )
                 continue
-            if location not in ("query", "header"):
+            if location not in ("query", "header", "cookie"):
                 self.problems.append(f"{operation_id}: {location} parameters are not supported")
                 continue
             required = bool(parameter.get("required"))
@@ -432,7 +436,8 @@ class Emitter:
                 else:
                     type_, default = f"{_or_none(type_)} | Unset", "UNSET"
             param = Param(python_name, parameter["name"], type_, required, default, hinted=hinted)
-            (method.query_params if location == "query" else method.header_params).append(param)
+            places = {"query": method.query_params, "header": method.header_params}
+            places.get(location, method.cookie_params).append(param)
         self._body(operation, method, resource)
         self._result(operation, method, resource)
         for param in method.arguments:
@@ -733,6 +738,7 @@ def with_hints(spec: dict[str, Any], resources: list[Resource]) -> dict[str, Any
                     ("path", method.path_params),
                     ("query", method.query_params),
                     ("header", method.header_params),
+                    ("cookie", method.cookie_params),
                 )
                 for p in params
                 if p.python_name != p.plain

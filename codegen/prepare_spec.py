@@ -248,38 +248,6 @@ def ignored_header_parameters(spec: dict[str, Any]) -> list[str]:
     return done
 
 
-def cookie_parameters(spec: dict[str, Any]) -> list[str]:
-    """The SDK sends no cookies (no method argument, runtime, fake or CLI option reads
-    them), and a cookie parameter stopped the emitter. An optional one is dropped: the
-    operation is called without it, as the document allows. A required one cannot be:
-    regeneration stops, naming the operation."""
-    done = []
-    for method, path, op in _items(spec):
-        parameters = op.get("parameters")
-        if not isinstance(parameters, list):
-            continue
-        kept = []
-        for raw in parameters:
-            parameter = _resolve(spec, raw)
-            if parameter.get("in") != "cookie":
-                kept.append(raw)
-                continue
-            name = parameter.get("name")
-            where = _where(method, path, op)
-            if parameter.get("required") is True:
-                raise Unrepairable(
-                    f"{where}: cookie parameter {name!r} is required, and the SDK sends no"
-                    " cookie parameters. Fix: make it optional (it is then left out), or"
-                    " leave the operation out of the document"
-                )
-            done.append(
-                f"{where}: cookie parameter {name!r} is optional and the SDK sends no"
-                " cookie parameters; dropped (the operation is called without it)"
-            )
-        op["parameters"] = kept
-    return done
-
-
 def _runtime_schema() -> Any:
     """`edgedelivery_async._schema` of this tree (codegen/runtime_rules.py, beside this
     script, which tests also load from its path)."""
@@ -344,7 +312,6 @@ REPAIRS = (
     unique_operation_ids,
     refs_resolve,
     ignored_header_parameters,
-    cookie_parameters,
     path_parameters_match_the_path,
     parameter_defaults_fit,
 )
@@ -602,21 +569,23 @@ def _component_name(node: dict[str, Any]) -> str | None:
 
 
 def generator_header_schemas(spec: dict[str, Any]) -> None:
-    """The generator takes a header parameter of a plain value only: an array header
-    (`{name: X-Tags, in: header, schema: {type: array, items: {type: string}}}`) stopped it
-    ("list[str] | Unset is not allowed in header"). Its endpoint code is thrown away (the
-    emitter types the argument from the document, and the runtime encodes it:
-    `_requests.encode_headers`), so in its input every header parameter is a string."""
+    """The generator takes a header or cookie parameter of a plain value only: an array
+    header (`{name: X-Tags, in: header, schema: {type: array, items: {type: string}}}`)
+    stopped it ("list[str] | Unset is not allowed in header"). Its endpoint code is thrown
+    away (the emitter types the argument from the document, and the runtime encodes it:
+    `_requests.encode_headers`, `encode_cookies`), so in its input every header and cookie
+    parameter is a string."""
+    places = ("header", "cookie")
     for operation in _operations(spec):
         parameters = operation.get("parameters")
         if not isinstance(parameters, list):
             continue
         for index, raw in enumerate(parameters):
             parameter = _resolve(spec, raw)
-            if parameter.get("in") == "header":
+            if parameter.get("in") in places:
                 parameters[index] = {**parameter, "schema": {"type": "string"}}
     for name, parameter in spec.get("components", {}).get("parameters", {}).items():
-        if isinstance(parameter, dict) and parameter.get("in") == "header":
+        if isinstance(parameter, dict) and parameter.get("in") in places:
             spec["components"]["parameters"][name] = {**parameter, "schema": {"type": "string"}}
 
 

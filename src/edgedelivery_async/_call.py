@@ -66,6 +66,7 @@ class Call(Generic[T]):
     path: Mapping[str, object] = field(default_factory=dict)
     query: Mapping[str, object] = field(default_factory=dict)
     headers: Mapping[str, object] = field(default_factory=dict)
+    cookies: Mapping[str, object] = field(default_factory=dict)  # sent in one `Cookie` header
     body: Any = field(default=None, repr=False)  # may hold a password
     method: str | None = None  # set only by `client.request`: no operation of the document
     raw_path: str | None = None

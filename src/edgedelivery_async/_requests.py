@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
@@ -64,6 +65,10 @@ def prepare_call(call: Call[Any]) -> Prepared:
     headers: dict[str, str] = {}
     if op.header_params or call.headers:
         headers = encode_headers(op.header_params, call.headers, problems)
+    if op.cookie_params or call.cookies:
+        cookie = encode_cookies(op.cookie_params, call.cookies, problems)
+        if cookie:
+            headers["Cookie"] = cookie
     content = None
     if call.body is None and not op.body_required:
         pass  # a body the document does not require, not given: none is sent
@@ -191,6 +196,45 @@ def encode_headers(
             continue
         headers[param.name] = text
     return headers
+
+
+def encode_cookies(
+    params: tuple[Parameter, ...], values: Mapping[str, object], problems: list[Problem]
+) -> str:
+    """Cookie parameters as one `Cookie` header value (`a=1; b=x`), checked against the
+    document. A value RFC 6265 does not allow in a cookie (a space, `"`, `,`, `;`, `\\`,
+    control or non-ASCII characters; so also an array of more than one item) is refused,
+    as is a name that is no token: nothing is sent."""
+    pairs: list[str] = []
+    for param in params:
+        value = values.get(param.name, UNSET)
+        if isinstance(value, Unset) or value is None:
+            if param.required:
+                problems.append(Problem(param.name, "is required"))
+            continue
+        texts = _parameter_values(param, value, problems, explode=False)
+        if not texts:  # refused (a problem is listed)
+            continue
+        if not _COOKIE_NAME.fullmatch(param.name):
+            problems.append(Problem(param.name, "is not a name a cookie may have (RFC 6265)"))
+            continue
+        text = texts[0]
+        if not _COOKIE_VALUE.fullmatch(text):
+            problems.append(
+                Problem(
+                    param.name,
+                    "cannot be sent in a cookie (RFC 6265: printable ASCII without space,"
+                    " double quote, comma, semicolon or backslash)",
+                )
+            )
+            continue
+        pairs.append(f"{param.name}={text}")
+    return "; ".join(pairs)
+
+
+# RFC 6265, section 4.1.1: cookie-name is a token (RFC 2616), cookie-value is cookie-octets.
+_COOKIE_NAME = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
+_COOKIE_VALUE = re.compile(r"[\x21\x23-\x2B\x2D-\x3A\x3C-\x5B\x5D-\x7E]*")
 
 
 def _parameter_values(

@@ -62,6 +62,7 @@ class Operation:
     body_schema: dict[str, Any] | None
     query_params: tuple[Parameter, ...] = ()
     header_params: tuple[Parameter, ...] = ()
+    cookie_params: tuple[Parameter, ...] = ()  # sent in one `Cookie` header
     result_schema: dict[str, Any] | None = None  # the success body's schema, dereferenced
     result_rule: dict[str, Any] | None = None  # its `x-sdk-result`, if any
     reply: str = "json"  # the success reply: "json" (or none), "text" (a str) or "binary" (bytes)
@@ -121,6 +122,7 @@ def operations() -> dict[str, Operation]:
                 body_schema=body["schema"] if body else None,
                 query_params=tuple(_parameter(p) for p in params if p["in"] == "query"),
                 header_params=tuple(_parameter(p) for p in params if p["in"] == "header"),
+                cookie_params=tuple(_parameter(p) for p in params if p["in"] == "cookie"),
                 result_schema=result,
                 result_rule=(result or {}).get("x-sdk-result"),
                 reply=reply,

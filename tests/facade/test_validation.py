@@ -7,6 +7,7 @@ from typing import Any
 
 import httpx
 import pytest
+from edgedelivery_openapi.types import UNSET
 
 from edgedelivery_async import EdgeDeliveryClient, FieldError, InvalidRequestError, models
 from edgedelivery_async._requests import prepare
@@ -419,6 +420,37 @@ def test_a_query_or_header_value_that_is_not_unicode_text_is_a_problem(value: An
     problems = []
     assert encode_headers((param,), {"search": value}, problems) == {}
     assert [str(p) for p in problems] == ["search: must be valid Unicode text (no lone surrogates)"]
+
+
+def test_cookie_parameters_go_in_one_cookie_header_as_rfc_6265_allows() -> None:
+    """Cookie parameters (they stopped regeneration) are sent as `Cookie: a=1; b=x`; a value
+    RFC 6265 does not allow in a cookie is refused before sending, as is a required one
+    missing."""
+    from edgedelivery_async._requests import encode_cookies
+    from edgedelivery_async._schema import _parameter
+
+    def cookie(name: str, schema: dict[str, Any], required: bool = False) -> Any:
+        return _parameter({"name": name, "in": "cookie", "schema": schema, "required": required})
+
+    text = {"type": "string"}
+    params = (
+        cookie("session", text, required=True),
+        cookie("n", {"type": "integer"}),
+        cookie("on", {"type": "boolean"}),
+        cookie("tags", {"type": "array", "items": text}),
+    )
+    problems: list[Any] = []
+    values = {"session": "a.b-c_d=~!", "n": 3, "on": False, "tags": ["x"]}
+    assert encode_cookies(params, values, problems) == "session=a.b-c_d=~!; n=3; on=false; tags=x"
+    assert problems == []
+    assert encode_cookies(params, {"n": UNSET}, problems) == ""
+    assert [str(p) for p in problems] == ["session: is required"]
+    for refused in ("a b", 'a"b', "a,b", "a;b", "a\\b", "caf\u00e9", "a\tb", ["x", "y"]):
+        problems = []
+        key = "tags" if isinstance(refused, list) else "session"
+        encode_cookies(params, {"session": "ok", key: refused}, problems)
+        assert [p.field for p in problems] == [key], refused
+        assert "cannot be sent in a cookie (RFC 6265" in problems[0].message
 
 
 @pytest.mark.parametrize(

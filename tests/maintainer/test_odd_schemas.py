@@ -1,7 +1,8 @@
 """Valid documents whose schemas stopped code generation (or made code that does not type
 check): recursive schemas, names that meet the generator's or the runtime's own, YAML
-dates, type lists, enums of other than strings and integers, array header parameters. Unit
-tests call codegen/prepare_spec.py and codegen/emit_sdk.py on small documents."""
+dates, type lists, enums of other than strings and integers, array header parameters,
+cookie parameters. Unit tests call codegen/prepare_spec.py and codegen/emit_sdk.py on small
+documents."""
 
 from __future__ import annotations
 
@@ -330,20 +331,28 @@ def test_properties_named_like_the_models_own_names_get_attributes_of_their_own(
 
 STRINGS = {"type": "array", "items": {"type": "string"}}
 TAGS_HEADER = {"name": "X-Tags", "in": "header", "schema": STRINGS}
+SESSION = {"name": "session", "in": "cookie", "required": True, "schema": {"type": "string"}}
+COUNT_COOKIE = {"name": "n", "in": "cookie", "schema": {"type": "integer", "minimum": 1}}
 
 
-def test_header_parameters_are_strings_for_the_generator_only() -> None:
+def test_header_and_cookie_parameters_are_strings_for_the_generator_only() -> None:
     """An array header parameter stopped the generator ("list[str] | Unset is not allowed in
-    header"); the runtime sends it (simple style: `X-Tags: a,b`)."""
+    header"); the runtime sends it (simple style: `X-Tags: a,b`). A cookie parameter stopped
+    the emitter ("cookie parameters are not supported"); it is an argument now, sent in the
+    `Cookie` header, with a `cookie_` name where another argument has its name."""
     shared = {"name": "X-Ids", "in": "header", "schema": {"type": "array", "items": INTEGER}}
-    paths = {"/h": _get("Audit_HeaderTags", INTEGER, parameters=[TAGS_HEADER, *TEXT_QUERY])}
+    q_cookie = {"name": "q", "in": "cookie", "schema": INTEGER}
+    parameters = [TAGS_HEADER, *TEXT_QUERY, SESSION, q_cookie]
+    paths = {"/h": _get("Audit_HeaderTags", INTEGER, parameters=parameters)}
     paths["/h"]["get"]["parameters"].append({"$ref": "#/components/parameters/Ids"})
     spec = _document(paths, {})
     spec["components"]["parameters"] = {"Ids": shared}
     prepared = prepare_spec.prepare(spec)
-    tags, query, ids = prepared["paths"]["/h"]["get"]["parameters"]
+    tags, query, session, q, ids = prepared["paths"]["/h"]["get"]["parameters"]
     assert tags == {"name": "X-Tags", "in": "header", "schema": {"type": "string"}}
     assert ids == {"name": "X-Ids", "in": "header", "schema": {"type": "string"}}
+    assert session == {**SESSION, "schema": {"type": "string"}}
+    assert q == {**q_cookie, "schema": {"type": "string"}}
     assert query == TEXT_QUERY[0]
     assert prepared["components"]["parameters"]["Ids"]["schema"] == {"type": "string"}
     assert TAGS_HEADER["schema"]["type"] == "array"  # the document's own: as it is
@@ -354,7 +363,12 @@ def test_header_parameters_are_strings_for_the_generator_only() -> None:
         "q: str | None | Unset = UNSET",
         "x_tags: Sequence[str] | None | Unset = UNSET",
         "x_ids: Sequence[int] | None | Unset = UNSET",
+        "session: str",
+        "cookie_q: int | None | Unset = UNSET",
     ]
+    hinted = emit_sdk.with_hints(spec, emit_sdk.Emitter(spec, set()).resources())
+    named = hinted["paths"]["/h"]["get"]["parameters"][3]
+    assert (named["in"], named["x-sdk-name"]) == ("cookie", "cookie_q")  # the CLI reads it
 
 
 # ------------------------------------------------------------------ on a project copy
@@ -390,6 +404,7 @@ ODD_PATHS.update(
         "/audit/flagged": _get("Audit_Flagged", _ref("Flagged")),
         "/audit/tl": _get("Audit_TypeList", INTEGER, parameters=[LIMIT]),
         "/audit/htags": _get("Audit_HeaderTags", INTEGER, parameters=[TAGS_HEADER]),
+        "/audit/session": _get("Audit_GetSession", INTEGER, parameters=[SESSION, COUNT_COOKIE]),
         "/audit/since": _get("Audit_Since", INTEGER, parameters=[SINCE]),
         "/audit/tfa": _get("Audit_TwoFactor", _ref("2FAStatus")),
         "/audit/res/count": _get("Resource_Count", INTEGER, tags=["Resource"]),
@@ -420,7 +435,7 @@ ODD_SCRIPT = textwrap.dedent(
     """
     import asyncio
     import httpx
-    from edgedelivery_async import EdgeDeliveryClient
+    from edgedelivery_async import EdgeDeliveryClient, InvalidRequestError
     from edgedelivery_async.testing import FakeEdgeDelivery
 
     fake = FakeEdgeDelivery(access_key="k")
@@ -444,6 +459,14 @@ ODD_SCRIPT = textwrap.dedent(
             assert (await client.audit.flagged()).enabled is True
             assert isinstance(await client.audit.type_list(limit=5), int)
             assert isinstance(await client.audit.header_tags(x_tags=["a", "b"]), int)
+            assert isinstance(await client.audit.get_session(session="s.1", n=2), int)
+            try:
+                await client.audit.get_session(session="a b")
+                raise AssertionError("a space was sent in a cookie")
+            except InvalidRequestError as refused:
+                assert "RFC 6265" in str(refused), refused
+            answer = await http.get("https://fake.test/audit/session", headers={"AccessKey": "k"})
+            assert answer.status_code == 400, answer  # the required cookie is missing
             assert isinstance(await client.audit.since(since="2024-01-31"), int)
             assert (await client.audit.two_factor()).enabled in (True, False)
             assert (await client.widget.get()).name == "string"
@@ -451,6 +474,9 @@ ODD_SCRIPT = textwrap.dedent(
         assert sent.json == {"Root": root, "Children": [[[]], []]}, sent.json
         (sent,) = fake.requests_for("Audit_HeaderTags")
         assert (sent.status, sent.headers["x-tags"]) == (200, "a,b"), sent
+        sent, missing = fake.requests_for("Audit_GetSession")
+        assert (sent.status, sent.headers["cookie"]) == (200, "session=s.1; n=2"), sent
+        assert missing.status == 400, missing
 
     asyncio.run(main())
 
@@ -460,6 +486,10 @@ ODD_SCRIPT = textwrap.dedent(
     with contextlib.redirect_stdout(shown):
         assert run(["audit", "type-list", "--help"]) == 0
     assert "--limit" in shown.getvalue() and "INTEGER" in shown.getvalue(), shown.getvalue()
+    shown = io.StringIO()
+    with contextlib.redirect_stdout(shown):
+        assert run(["audit", "get-session", "--help"]) == 0
+    assert "--session" in shown.getvalue() and "--n" in shown.getvalue(), shown.getvalue()
     print("ok")
     """
 )

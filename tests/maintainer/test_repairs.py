@@ -196,37 +196,6 @@ def test_accept_content_type_and_authorization_header_parameters_are_dropped() -
     ]
 
 
-def test_an_optional_cookie_parameter_is_dropped_and_a_required_one_named() -> None:
-    """Any cookie parameter stopped regeneration ("emit_sdk: ...: cookie parameters are not
-    supported ... nothing was written"); the SDK sends no cookies."""
-    session = {"name": "session", "in": "cookie", "schema": {"type": "string"}}
-    query = {"name": "q", "in": "query", "schema": {"type": "string"}}
-    operation = {"operationId": "Audit_GetSession", "parameters": [session, query]}
-    operation["responses"] = OK
-    document = _document({"/session": {"get": operation}})
-    repaired, done = prepare_spec.repair(document)
-    assert repaired["paths"]["/session"]["get"]["parameters"] == [query]
-    assert done == [
-        "GET /session (Audit_GetSession): cookie parameter 'session' is optional and the SDK"
-        " sends no cookie parameters; dropped (the operation is called without it)"
-    ]
-    assert operation["parameters"] == [session, query]  # the input is not changed
-    from .test_naming import emit_sdk
-
-    emitter = emit_sdk.Emitter(repaired, set())
-    assert emitter.resources()[0].methods[0].signature == ["*", "q: str | None | Unset = UNSET"]
-    assert emitter.problems == []
-
-    session["required"] = True
-    with pytest.raises(prepare_spec.Unrepairable) as raised:
-        prepare_spec.repair(document)
-    assert str(raised.value) == (
-        "GET /session (Audit_GetSession): cookie parameter 'session' is required, and the SDK"
-        " sends no cookie parameters. Fix: make it optional (it is then left out), or leave"
-        " the operation out of the document"
-    )
-
-
 def test_path_level_parameters_move_onto_each_operation() -> None:
     shared = {"name": "id", "in": "path", "required": True, "schema": {"type": "integer"}}
     item = {"parameters": [shared], "get": {"operationId": "A_Get", "responses": OK}}

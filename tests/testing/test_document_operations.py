@@ -639,3 +639,44 @@ def test_a_sample_never_changes_the_document() -> None:
     document = Document(EXTENDED)
     assert sample(schema, document) == {"error": {"success": True}}
     assert schema["example"] == {"error": {"success": False}}
+
+
+async def test_cookie_parameters_are_read_from_the_cookie_header_and_validated() -> None:
+    """A cookie parameter stopped regeneration; the fake now reads the `Cookie` header as a
+    server does: a required cookie missing, or one of the wrong type, is a 400 naming it;
+    cookies the operation does not declare are ignored."""
+    document = copy.deepcopy(EXTENDED)
+    document["paths"]["/added/session"] = {
+        "get": {
+            "operationId": "AddedSession_Get",
+            "tags": ["Added"],
+            "parameters": [
+                {"name": "session", "in": "cookie", "required": True, "schema": {"type": "string"}},
+                {"name": "n", "in": "cookie", "schema": {"type": "integer", "minimum": 1}},
+            ],
+            "responses": {
+                "204": {"description": "done"},
+                "default": document["paths"]["/added/pullzone/{id}/statistics"]["get"]["responses"][
+                    "default"
+                ],
+            },
+        }
+    }
+    fake = FakeEdgeDelivery(KEY, document=document)
+    async with httpx.AsyncClient(transport=fake, base_url="https://fake.test") as http:
+        for cookie, field in (
+            (None, "session"),
+            ("other=1", "session"),
+            ("session=abc; n=x", "n"),
+            ("session=abc; n=0", "n"),
+        ):
+            headers = {**AUTH, **({"Cookie": cookie} if cookie else {})}
+            response = await http.get("/added/session", headers=headers)
+            assert response.status_code == 400, (cookie, response.text)
+            assert (response.json()["ErrorKey"], response.json()["Field"]) == (
+                "request.invalid_cookie",
+                field,
+            ), cookie
+        for cookie in ("session=abc", "other=1; session=abc;n=3"):
+            response = await http.get("/added/session", headers={**AUTH, "Cookie": cookie})
+            assert response.status_code == 204, (cookie, response.text)

@@ -3,9 +3,9 @@
 One group per resource (tag), one command per operation (`_document`):
 
 - path parameters are arguments (integers are ids: positive, checked before sending);
-- query and header parameters and body fields are options: strings, integers and numbers typed,
-  booleans as `--x/--no-x` (not sent unless given), enums as choices, arrays and
-  objects as JSON text;
+- query, header and cookie parameters and body fields are options: strings, integers and
+  numbers typed, booleans as `--x/--no-x` (not sent unless given), enums as choices,
+  arrays and objects as JSON text;
 - `--body FILE` (`-` for stdin) gives the whole JSON body instead of field options;
 - the result is printed as JSON on stdout (models through `to_dict()`).
 
@@ -230,7 +230,12 @@ class GeneratedCommand:
         if override is not None:
             self.extras += override.extra_arguments
             self.params += override.extra_arguments
-        options = (*operation.query_params, *operation.header_params, *operation.fields)
+        options = (
+            *operation.query_params,
+            *operation.header_params,
+            *operation.cookie_params,
+            *operation.fields,
+        )
         for number, item in enumerate(options):
             self._option(number, item)
         if operation.has_body:

@@ -3,7 +3,7 @@
 The generated package ships the checked-in document (`openapi.json`). This module
 reads it with `json` alone (no SDK import, so `edgedelivery --help` stays fast) and
 derives, per operation, what its command needs: the group (the tag's resource), the
-command name, the help, and one input per path, query and header parameter and body
+command name, the help, and one input per path, query, header and cookie parameter and body
 field, with the Python names of the generated method (`codegen/emit_sdk.py`):
 
 - resource: the tag's `x-sdk-resource`, else the snake_case tag name;
@@ -39,10 +39,10 @@ _DELIMITERS = r"\. _-"
 
 @dataclass(frozen=True, slots=True)
 class Input:
-    """One value a command takes: a path, query or header parameter, or a body field."""
+    """One value a command takes: a path, query, header or cookie parameter, or a body field."""
 
-    kind: Literal["path", "query", "header", "field"]
-    wire: str  # the name in the path, the query string, the headers or the JSON body
+    kind: Literal["path", "query", "header", "cookie", "field"]
+    wire: str  # the name in the path, the query string, the headers, a cookie or the JSON body
     python: str  # the generated method's parameter name
     schema: dict[str, Any]  # dereferenced
     required: bool  # the generated method requires it
@@ -72,6 +72,7 @@ class OperationSpec:
     path_params: tuple[Input, ...] = ()
     query_params: tuple[Input, ...] = ()
     header_params: tuple[Input, ...] = ()  # options, as query parameters are
+    cookie_params: tuple[Input, ...] = ()  # options too
     fields: tuple[Input, ...] = ()  # body fields, keyword arguments of the method
     has_body: bool = False
     body_param: str | None = None  # the positional whole-body parameter, if the method has one
@@ -81,7 +82,13 @@ class OperationSpec:
 
     @property
     def inputs(self) -> tuple[Input, ...]:
-        return (*self.path_params, *self.query_params, *self.header_params, *self.fields)
+        return (
+            *self.path_params,
+            *self.query_params,
+            *self.header_params,
+            *self.cookie_params,
+            *self.fields,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,12 +228,12 @@ def _operation(
         operation.get("x-sdk-method") or snake_case(operation_id.rsplit("_", 1)[-1])
     )
     security = operation.get("security", spec.get("security", []))
-    by_location: dict[str, list[Input]] = {"path": [], "query": [], "header": []}
+    by_location: dict[str, list[Input]] = {"path": [], "query": [], "header": [], "cookie": []}
     for raw in operation.get("parameters", []):
         parameter = deref(raw)
         location = parameter.get("in")
         if location not in by_location:
-            continue  # (cookie parameters: the generated method has none either)
+            continue
         schema = resolve(parameter.get("schema", {}))
         required = location == "path" or bool(parameter.get("required"))
         by_location[location].append(
@@ -288,6 +295,7 @@ def _operation(
         path_params=tuple(by_location["path"]),
         query_params=tuple(by_location["query"]),
         header_params=tuple(by_location["header"]),
+        cookie_params=tuple(by_location["cookie"]),
         fields=tuple(fields),
         has_body=media is not None,
         body_param=body_param,

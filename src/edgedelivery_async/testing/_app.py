@@ -135,6 +135,7 @@ class FakeApp:
         try:
             params = _inputs.path_params(match, self.document)
             query = _inputs.query_params(route, raw_path, self.document)
+            _inputs.cookie_params(route, headers.get("cookie"), self.document)
             payload = _inputs.json_body(route, headers.get("content-type"), body, self.document)
         except BadRequest as bad:
             return self._bad_request(route, bad, raw_path)

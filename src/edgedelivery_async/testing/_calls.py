@@ -29,7 +29,7 @@ def document_call(
         args.append(sample(spec.body_schema, document))
     kwargs = {
         p.python: sample(p.schema, document)
-        for p in (*spec.query_params, *spec.header_params, *spec.fields)
+        for p in (*spec.query_params, *spec.header_params, *spec.cookie_params, *spec.fields)
         if p.required
     }
     return tuple(args), kwargs

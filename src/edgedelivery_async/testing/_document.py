@@ -121,6 +121,7 @@ def read_operations(
                 body_schema=media["schema"] if media else None,
                 query_params=tuple(_schema._parameter(p) for p in params if p["in"] == "query"),
                 header_params=tuple(_schema._parameter(p) for p in params if p["in"] == "header"),
+                cookie_params=tuple(_schema._parameter(p) for p in params if p["in"] == "cookie"),
                 result_schema=result,
                 result_rule=(result or {}).get("x-sdk-result"),
                 reply=reply,

@@ -130,6 +130,44 @@ def query_params(route: Route, raw_path: str, document: Document) -> dict[str, A
     return values
 
 
+def cookie_params(route: Route, header: str | None, document: Document) -> dict[str, Any]:
+    """The cookie parameters of the `Cookie` header (`a=1; b=x`), typed and validated: a
+    required one missing, or a value of the wrong type, is a 400. Cookies the operation does
+    not declare are ignored, as a server does."""
+    declared = route.operation.cookie_params
+    if not declared:
+        return {}
+    received: dict[str, str] = {}
+    for pair in (header or "").split(";"):
+        name, equals, value = pair.strip().partition("=")
+        if equals and name not in received:
+            received[name] = value
+    problems: list[_schema.Problem] = []
+    values: dict[str, Any] = {}
+    for parameter in declared:
+        schema = document.deref(parameter.schema)
+        raw = received.get(parameter.name)
+        if raw is None:
+            if parameter.required:
+                problems.append(_schema.Problem(parameter.name, "a required cookie parameter"))
+            continue
+        if schema.get("type") == "array":
+            items = document.deref(schema.get("items", {}))
+            converted = [_convert(parameter.name, text, items) for text in raw.split(",")]
+            found = [p for done in converted for p in done[0]]
+            typed: Any = [done[1] for done in converted]
+            if not found:
+                found = [_under(parameter.name, p) for p in document.validate(schema, typed)]
+        else:
+            found, typed = _typed(parameter.name, raw, schema, document)
+        problems += found
+        if not found:
+            values[parameter.name] = typed
+    if problems:
+        raise BadRequest(problems[:MAX_ERRORS], key="request.invalid_cookie")
+    return values
+
+
 def json_body(route: Route, content_type: str | None, body: bytes, document: Document) -> Any:
     """The request body, parsed and validated against the operation's schema (None if none,
     or if an empty one where the document does not require a body)."""
