@@ -459,7 +459,7 @@ class Emitter:
         media = _json_media(content)
         if media is None:
             if content:  # sent as declared: text from a str, anything else from bytes or a file
-                text = str(next(iter(content))).lower().startswith("text/")
+                text = runtime_media.request_media(content)[0] == "text"  # the runtime's rule
                 param_type = "str" if text else "bytes | IO[bytes]"
                 required_body = bool(body.get("required"))
                 method.body_param = Param(

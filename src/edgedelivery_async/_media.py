@@ -1,4 +1,5 @@
-"""Which media types are JSON: one rule for the runtime, the fake and the command line.
+"""Which media types are JSON, and how a request body is sent: one rule for the runtime,
+the fake, the command line and the emitter.
 
 Imports nothing, so the command line's help can read the document with it and load
 none of the SDK's runtime.
@@ -23,3 +24,17 @@ def json_media(content: dict[str, Any]) -> dict[str, Any] | None:
         found: dict[str, Any] = content["application/json"]
         return found
     return next((media for kind, media in content.items() if is_json(kind)), None)
+
+
+def request_media(content: dict[str, Any]) -> tuple[str, str | None]:
+    """How a request body is sent: ("json", None) for `application/json` (or no body),
+    ("json", type) for another JSON spelling alone, ("text", type) for `text/...` (from a
+    str), ("binary", type) for anything else (from bytes or a file)."""
+    kinds = [str(kind) for kind in content]
+    if not kinds or "application/json" in kinds:
+        return "json", None
+    for kind in kinds:
+        if is_json(kind):
+            return "json", kind
+    kind = kinds[0]
+    return ("text" if kind.lower().startswith("text/") else "binary"), kind

@@ -17,7 +17,7 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ._media import is_json, json_media
+from ._media import is_json, json_media, request_media
 
 if TYPE_CHECKING:  # imported by the first validation: reading never needs them
     from collections.abc import Callable
@@ -161,20 +161,6 @@ def _success_schema(op: dict[str, Any]) -> dict[str, Any] | None:
             media = json_media(deref(responses[status]).get("content", {}))
             return deref(media.get("schema", {})) if media else None
     return None
-
-
-def request_media(content: dict[str, Any]) -> tuple[str, str | None]:
-    """How a request body is sent: ("json", None) for `application/json` (or no body),
-    ("json", type) for another JSON spelling alone, ("text", type) for `text/...` (from a
-    str), ("binary", type) for anything else (from bytes or a file)."""
-    kinds = [str(kind) for kind in content]
-    if not kinds or "application/json" in kinds:
-        return "json", None
-    for kind in kinds:
-        if is_json(kind):
-            return "json", kind
-    kind = kinds[0]
-    return ("text" if kind.lower().startswith("text/") else "binary"), kind
 
 
 def pagination_of(op: dict[str, Any]) -> dict[str, Any] | None:

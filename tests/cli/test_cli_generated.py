@@ -336,3 +336,86 @@ def test_every_option_of_a_command_has_a_name_of_its_own() -> None:
     assert len(spelled) == len(set(spelled)), spelled
     assert "--help" not in spelled
     assert "--body" in spelled  # the whole body, as on every command with one
+
+
+def test_a_text_or_binary_body_is_given_as_a_file(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """An operation whose body is `application/octet-stream` or `text/plain` had no way to
+    give it (`missing 1 required positional argument: 'body'`): `--body FILE` (- for
+    stdin) now passes the file's bytes, or its UTF-8 text, as the method's whole body."""
+    import copy
+
+    from typer.testing import CliRunner
+
+    from edgedelivery_async.cli import _commands
+
+    spec = copy.deepcopy(_document.document())
+    ok = {"204": {"description": "stored"}}
+    blob = {"application/octet-stream": {"schema": {"type": "string", "format": "binary"}}}
+    note = {"text/plain": {"schema": {"type": "string"}}}
+    key = [{"name": "key", "in": "path", "required": True, "schema": {"type": "string"}}]
+    spec["tags"].append({"name": "Raw"})
+    spec["paths"]["/raw/blobs/{key}"] = {
+        "put": {
+            "operationId": "Raw_PutBlob",
+            "tags": ["Raw"],
+            "parameters": key,
+            "requestBody": {"required": True, "content": blob},
+            "responses": ok,
+        }
+    }
+    spec["paths"]["/raw/notes"] = {
+        "post": {
+            "operationId": "Raw_PutNote",
+            "tags": ["Raw"],
+            "requestBody": {"content": note, "x-sdk-body": "text"},
+            "responses": ok,
+        }
+    }
+    monkeypatch.setattr(_document, "document", lambda: spec)
+    (group,) = [group for group in _document.groups.__wrapped__() if group.name == "raw"]
+    found = {op.operation_id: op for op in group.operations}
+    put_blob, put_note = found["Raw_PutBlob"], found["Raw_PutNote"]
+    assert (put_blob.body_kind, put_blob.body_param, put_blob.body_required) == (
+        "binary",
+        "body",
+        True,
+    )
+    assert (put_note.body_kind, put_note.body_param, put_note.body_required) == (
+        "text",
+        "text",
+        False,
+    )
+
+    calls: list[tuple[str, list[Any], dict[str, Any]]] = []
+    monkeypatch.setattr(
+        _commands,
+        "call_operation",
+        lambda ctx, operation_id, args, kwargs: calls.append((operation_id, args, kwargs)),
+    )
+    raw = typer.Typer()
+    raw.add_typer(_commands.build_group(group, {}), name="raw")
+    runner = CliRunner()
+    data = bytes(range(256))
+    (tmp_path / "blob").write_bytes(data)
+    ran = runner.invoke(raw, ["raw", "put-blob", "k", "--body", str(tmp_path / "blob")])
+    assert ran.exit_code == 0, ran.output
+    assert calls.pop() == ("Raw_PutBlob", ["k", data], {})
+    ran = runner.invoke(raw, ["raw", "put-blob", "k", "--body", "-"], input=data)
+    assert ran.exit_code == 0, ran.output
+    assert calls.pop() == ("Raw_PutBlob", ["k", data], {})
+    ran = runner.invoke(raw, ["raw", "put-blob", "k"])
+    assert ran.exit_code == 2, ran.output
+    assert "--body" in ran.output, ran.output
+
+    ran = runner.invoke(raw, ["raw", "put-note", "--body", "-"], input="é ok\n".encode())
+    assert ran.exit_code == 0, ran.output
+    assert calls.pop() == ("Raw_PutNote", ["é ok\n"], {})
+    ran = runner.invoke(raw, ["raw", "put-note", "--body", "-"], input=b"\xff")
+    assert ran.exit_code == 2, ran.output
+    assert "utf-8" in ran.output, ran.output
+    assert calls == []
+    ran = runner.invoke(raw, ["raw", "put-note"])
+    assert ran.exit_code == 0, ran.output
+    assert calls.pop() == ("Raw_PutNote", [], {})

@@ -1,8 +1,8 @@
 """Valid documents whose schemas stopped code generation (or made code that does not type
 check): recursive schemas, names that meet the generator's or the runtime's own, YAML
 dates, type lists, enums of other than strings and integers, array header parameters,
-cookie parameters. Unit tests call codegen/prepare_spec.py and codegen/emit_sdk.py on small
-documents."""
+cookie parameters, bodies that are not JSON (the command line's --body FILE). Unit tests
+call codegen/prepare_spec.py and codegen/emit_sdk.py on small documents."""
 
 from __future__ import annotations
 
@@ -411,6 +411,27 @@ ODD_PATHS.update(
         "/audit/widgets/count": _get("Widget_Count", INTEGER, tags=["Widget"]),
     }
 )
+# Bodies that are not JSON: the command line gives them with --body FILE.
+KEY = {"name": "key", "in": "path", "required": True, "schema": {"type": "string"}}
+BLOB = {"application/octet-stream": {"schema": {"type": "string", "format": "binary"}}}
+ODD_PATHS["/audit/blobs/{key}"] = {
+    "put": {
+        "operationId": "Audit_PutBlob",
+        "tags": ["Audit"],
+        "parameters": [KEY],
+        "requestBody": {"required": True, "content": BLOB},
+        "responses": OK,
+    }
+}
+ODD_PATHS["/audit/notes/text"] = {
+    "post": {
+        "operationId": "Audit_PutText",
+        "tags": ["Audit"],
+        "requestBody": {"content": {"text/plain": {"schema": {"type": "string"}}}},
+        "responses": OK,
+    }
+}
+ODD_PATHS["/audit/notes/text"]["post"]["requestBody"]["x-sdk-body"] = "note"
 ODD_TAGS = [{"name": "Resource"}, {"name": "Widget"}]
 # The second regeneration: schemas named like the resource classes the first one made,
 # `Resource` also like the runtime's base class.
@@ -490,6 +511,34 @@ ODD_SCRIPT = textwrap.dedent(
     with contextlib.redirect_stdout(shown):
         assert run(["audit", "get-session", "--help"]) == 0
     assert "--session" in shown.getvalue() and "--n" in shown.getvalue(), shown.getvalue()
+
+    import pathlib, tempfile, threading
+    served, stop = {}, threading.Event()
+
+    async def serve():
+        async with fake.serve() as url:
+            served["url"] = url
+            while not stop.is_set():
+                await asyncio.sleep(0.01)
+
+    thread = threading.Thread(target=asyncio.run, args=(serve(),), daemon=True)
+    thread.start()
+    while "url" not in served and thread.is_alive():
+        stop.wait(0.01)
+    given = ["--base-url", served["url"], "--access-key", "k", "audit"]
+    blob = pathlib.Path(tempfile.mkdtemp()) / "blob"
+    blob.write_bytes(bytes(range(256)) * 3)
+    assert run([*given, "put-blob", "k1", "--body", str(blob)]) == 0
+    (sent,) = fake.requests_for("Audit_PutBlob")
+    assert sent.content == bytes(range(256)) * 3, sent.content
+    assert sent.headers["content-type"] == "application/octet-stream", sent.headers
+    blob.write_text("café\\n", encoding="utf-8")
+    assert run([*given, "put-text", "--body", str(blob)]) == 0
+    (sent,) = fake.requests_for("Audit_PutText")
+    assert sent.content == "café\\n".encode(), sent.content
+    assert sent.headers["content-type"].startswith("text/plain"), sent.headers
+    stop.set()
+    thread.join(10)
     print("ok")
     """
 )

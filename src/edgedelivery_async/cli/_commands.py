@@ -6,7 +6,8 @@ One group per resource (tag), one command per operation (`_document`):
 - query, header and cookie parameters and body fields are options: strings, integers and
   numbers typed, booleans as `--x/--no-x` (not sent unless given), enums as choices,
   arrays and objects as JSON text;
-- `--body FILE` (`-` for stdin) gives the whole JSON body instead of field options;
+- `--body FILE` (`-` for stdin) gives the whole JSON body instead of field options; a
+  text (`text/...`) or binary body is the file's UTF-8 text or raw bytes;
 - the result is printed as JSON on stdout (models through `to_dict()`).
 
 A command runs the generated method (`client.operation(operation_id)`), so it has
@@ -31,7 +32,7 @@ from typer.core import TyperCommand
 
 from . import _clicklib as click
 from ._document import GroupSpec, Input, OperationSpec, groups
-from ._output import INTERRUPTED, print_json, read_json, say
+from ._output import INTERRUPTED, print_json, read_bytes, read_json, read_text, say
 
 if TYPE_CHECKING:
     from ._overrides import Override
@@ -347,6 +348,10 @@ class GeneratedCommand:
         decls = override.body_options if override is not None else ("--body",)
         if override is not None and override.body_help:
             help_text = override.body_help
+        elif self.operation.body_kind == "text":
+            help_text = "The whole body, as the UTF-8 text of a file (- for stdin)."
+        elif self.operation.body_kind == "binary":
+            help_text = "The whole body, as the bytes of a file (- for stdin)."
         elif not self.operation.fields:
             help_text = "The whole JSON body, from a file (- for stdin)."
         else:
@@ -387,7 +392,7 @@ class GeneratedCommand:
             invocation.fields[item.input.python] = self._value(item, value)
             invocation.given[item.input.python] = item.label
         if self.body_param is not None and values.get(self.body_param) is not None:
-            invocation.body = read_json(values[self.body_param], self.body_label)
+            invocation.body = self._read_body(values[self.body_param])
             invocation.body_given = True
         if self.override is not None and self.override.prepare is not None:
             self.override.prepare(invocation)
@@ -396,6 +401,15 @@ class GeneratedCommand:
         if self.override is not None and self.override.output is not None:
             result = self.override.output(invocation, result)
         print_json(result)
+
+    def _read_body(self, path: str) -> Any:
+        """The --body file as the method takes it: JSON, UTF-8 text or raw bytes."""
+        kind = self.operation.body_kind
+        if kind == "text":
+            return read_text(path, self.body_label, None)
+        if kind == "binary":
+            return read_bytes(path, self.body_label, None)
+        return read_json(path, self.body_label)
 
     def _value(self, item: Bound, value: Any) -> Any:
         if item.choices is not None:

@@ -11,7 +11,8 @@ field, with the Python names of the generated method (`codegen/emit_sdk.py`):
 - command: the operation's `x-cli-command`, else the kebab-case method name;
 - parameters and fields: `x-sdk-name`, else the snake_case wire name;
 - the whole body: a positional parameter named by the body's `x-sdk-body`, or `body`
-  when the body is not an object with properties.
+  when the body is not an object with properties, or is text (`text/...`) or binary
+  (any other type that is not JSON), as `_media.request_media` tells.
 
 tests/cli checks these names against the generated methods' signatures.
 """
@@ -29,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from .._media import json_media
+from .._media import json_media, request_media
 from .._notes import for_users
 
 PACKAGE = "edgedelivery_openapi"
@@ -77,6 +78,7 @@ class OperationSpec:
     has_body: bool = False
     body_param: str | None = None  # the positional whole-body parameter, if the method has one
     body_required: bool = False
+    body_kind: Literal["json", "text", "binary"] = "json"  # how the whole body is read
     body_schema: dict[str, Any] = field(default_factory=dict)  # dereferenced
     extra_fields: bool = False  # the method takes `extra_fields` (the body allows more members)
 
@@ -247,13 +249,20 @@ def _operation(
             )
         )
     body = deref(operation.get("requestBody", {}))
-    media = json_media(body.get("content", {}))  # any JSON spelling (merge-patch+json too)
+    content = body.get("content") or {}
+    media = json_media(content)  # any JSON spelling (merge-patch+json too)
+    body_kind: Literal["json", "text", "binary"] = "json"
+    if media is None and content:
+        body_kind = "text" if request_media(content)[0] == "text" else "binary"
     fields: list[Input] = []
     body_param: str | None = None
     body_schema: dict[str, Any] = {}
     extra_fields = False
     has_properties = False
-    if media is not None:
+    if body_kind != "json":  # text from a str, anything else from bytes: the whole body
+        whole = body.get("x-sdk-body")
+        body_param = operation.get("x-sdk-body-name") or identifier(whole or "body")
+    elif media is not None:
         body_schema = deref(media.get("schema", {}))
         whole = body.get("x-sdk-body")
         properties = body_schema.get("properties")
@@ -297,9 +306,10 @@ def _operation(
         header_params=tuple(by_location["header"]),
         cookie_params=tuple(by_location["cookie"]),
         fields=tuple(fields),
-        has_body=media is not None,
+        has_body=media is not None or body_kind != "json",
         body_param=body_param,
-        body_required=bool(body.get("required")) and media is not None and not has_properties,
+        body_required=bool(body.get("required")) and body_param is not None and not has_properties,
+        body_kind=body_kind,
         body_schema=body_schema,
         extra_fields=extra_fields,
     )

@@ -225,27 +225,44 @@ def error_record(error: Exception) -> dict[str, Any]:
 MAX_JSON_INPUT = 64 * 2**20  # bytes of a JSON option's file or stdin (the SDK's reply cap)
 
 
-def read_json(path: str, option: str) -> Any:
-    """The JSON in a file, or in stdin for `-`, as UTF-8; a usage error when unreadable
-    (stdin closed, bytes that are not UTF-8, more than `MAX_JSON_INPUT` bytes)."""
+def read_bytes(path: str, option: str, limit: int | None) -> bytes:
+    """The bytes of a file, or of stdin for `-`; a usage error when unreadable (stdin
+    closed, more than `limit` bytes when there is a limit)."""
+    size = -1 if limit is None else limit + 1
     try:
         if path == "-":
             if sys.stdin is None:
                 raise typer.BadParameter("stdin is closed", param_hint=option)
             buffer = getattr(sys.stdin, "buffer", None)  # (none when stdin is replaced by text)
             if buffer is not None:
-                data = buffer.read(MAX_JSON_INPUT + 1)
+                data: bytes = buffer.read(size)
             else:
-                data = sys.stdin.read(MAX_JSON_INPUT + 1).encode("utf-8", "surrogateescape")
+                data = sys.stdin.read(size).encode("utf-8", "surrogateescape")
         else:
             with open(path, "rb") as handle:
-                data = handle.read(MAX_JSON_INPUT + 1)
-        if len(data) > MAX_JSON_INPUT:
-            message = f"{path!r} holds more than {MAX_JSON_INPUT // 2**20} MiB"
-            raise typer.BadParameter(message, param_hint=option)
-        text = data.decode("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+                data = handle.read(size)
+    except OSError as exc:
         raise typer.BadParameter(f"cannot read {path!r}: {exc}", param_hint=option) from None
+    if limit is not None and len(data) > limit:
+        message = f"{path!r} holds more than {limit // 2**20} MiB"
+        raise typer.BadParameter(message, param_hint=option)
+    return data
+
+
+def read_text(path: str, option: str, limit: int | None) -> str:
+    """The UTF-8 text of a file, or of stdin for `-`; a usage error when unreadable
+    (as `read_bytes`, and bytes that are not UTF-8)."""
+    data = read_bytes(path, option, limit)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise typer.BadParameter(f"cannot read {path!r}: {exc}", param_hint=option) from None
+
+
+def read_json(path: str, option: str) -> Any:
+    """The JSON in a file, or in stdin for `-`, as UTF-8; a usage error when unreadable
+    (stdin closed, bytes that are not UTF-8, more than `MAX_JSON_INPUT` bytes)."""
+    text = read_text(path, option, MAX_JSON_INPUT)
     try:
         return json.loads(text)
     except ValueError as exc:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from edgedelivery_async import _schema
-from edgedelivery_async._media import json_media
+from edgedelivery_async._media import json_media, request_media
 
 # How `_schema` reads the shipped document: the methods, the order in which success
 # responses are taken (the result before "accepted"); `_schema._parameter` reads a parameter.
@@ -107,7 +107,7 @@ def read_operations(
             request_body = resolve(op.get("requestBody", {}))
             content = request_body.get("content", {})
             media = json_media(content)
-            body_kind, body_media = _schema.request_media(content)
+            body_kind, body_media = request_media(content)
             result = _success_schema(op, resolve)
             reply, accept = _schema.reply_media(op, resolve)
             found[op["operationId"]] = _schema.Operation(

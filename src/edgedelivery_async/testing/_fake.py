@@ -43,6 +43,7 @@ class RecordedRequest:
 
     Neither the AccessKey value nor any password is kept: `json` has every member named
     `password` (any case), or declared `format: password`, replaced by `"<redacted>"`.
+    `content` is the body of an operation whose body is text or binary (not JSON).
     """
 
     method: str
@@ -53,6 +54,7 @@ class RecordedRequest:
     status: int | None  # None: the connection was dropped
     fault: str | None = None  # "status", "dropped" or "rate-limited" when injected
     shape: str | None = None  # the reply shape given by `reply_next`, if any
+    content: bytes | None = field(default=None, repr=False)  # a text or binary body, as sent
 
 
 class FakeEdgeDelivery(httpx.AsyncBaseTransport):
@@ -513,13 +515,17 @@ class FakeEdgeDelivery(httpx.AsyncBaseTransport):
     ) -> None:
         shown = {k: (REDACTED if k == "accesskey" else v) for k, v in headers.items()}
         payload: Any = None
+        content: bytes | None = None
         if len(body) > MAX_RECORDED_BODY:
             payload = f"<a body of {len(body):,} bytes, not kept>"
         elif operation_id is not None:  # (no path of the document: nothing reads the body)
-            schema = self.router.route_for(operation_id).operation.body_schema
+            operation = self.router.route_for(operation_id).operation
+            schema = operation.body_schema
             payload = _shapes.redact_passwords(self.router.document, schema, json_or_none(body))
+            if operation.body_kind != "json":  # text or bytes: no members to redact
+                content = body
         entry = RecordedRequest(
-            method, raw_path, operation_id, shown, payload, status, fault, shape
+            method, raw_path, operation_id, shown, payload, status, fault, shape, content
         )
         with self._lock:
             self._log.append(entry)
