@@ -46,3 +46,42 @@ def test_a_required_array_of_its_own_schema_is_sampled_finite() -> None:
         assert isinstance(node["Name"], str)
         node, depth = node["Children"][0], depth + 1
     assert 0 < depth < 50
+
+
+def test_a_discriminated_variant_is_sampled_with_its_discriminator_value() -> None:
+    """A discriminated `oneOf` was sampled as `{"kind": "string", ...}`, which fits no
+    variant: the sample now picks a variant and sets the property to its value (its
+    `mapping` key, else the schema's name)."""
+    spec = copy.deepcopy(Document().spec)
+    schemas = spec["components"]["schemas"]
+    for name, flag in (("Cat", "meows"), ("Dog", "barks")):
+        schemas[name] = {
+            "type": "object",
+            "required": ["kind", flag],
+            "properties": {"kind": {"type": "string"}, flag: {"type": "boolean"}},
+        }
+    schemas["Bird"] = copy.deepcopy(schemas["Cat"])
+    variants = [{"$ref": f"#/components/schemas/{name}"} for name in ("Cat", "Dog")]
+    schemas["Pet"] = {"oneOf": variants, "discriminator": {"propertyName": "kind"}}
+    schemas["MappedPet"] = {
+        "anyOf": [{"$ref": "#/components/schemas/Bird"}, *variants],
+        "discriminator": {
+            "propertyName": "kind",
+            "mapping": {"bird": "#/components/schemas/Bird", "dog": "Dog"},
+        },
+    }
+    schemas["DogFirst"] = {
+        "oneOf": variants[::-1],
+        "discriminator": {"propertyName": "kind", "mapping": {"dog": "Dog"}},
+    }
+    document = Document(spec)
+    assert sample({"$ref": "#/components/schemas/DogFirst"}, document) == {
+        "kind": "dog",
+        "barks": True,
+    }
+    pet = sample({"$ref": "#/components/schemas/Pet"}, document)
+    assert pet == {"kind": "Cat", "meows": True}
+    assert sample({"$ref": "#/components/schemas/MappedPet"}, document) == {
+        "kind": "bird",
+        "meows": True,
+    }

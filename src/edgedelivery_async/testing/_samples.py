@@ -3,7 +3,9 @@
 The body is the success response's example (the media type's `example`, else its first
 `examples` entry, else the schema's `example`), or else a sample built from the schema:
 objects with every property, the first enum value, strings honouring format and length,
-numbers within their bounds, arrays with their minimum number of items (at least one).
+numbers within their bounds, arrays with their minimum number of items (at least one),
+the first `oneOf`/`anyOf` variant that fits (with a `discriminator`, the property set to
+that variant's value).
 An example that the schema refuses is replaced by a sample, and a sample never trips the
 schema's `x-sdk-result` failure conditions, so the SDK reads the reply as a success.
 """
@@ -90,6 +92,28 @@ def sample(schema: Mapping[str, Any], document: Document) -> Any:
     return value
 
 
+def _discriminated(node: Mapping[str, Any], keyword: str) -> tuple[str, list[str]] | None:
+    """A discriminated `oneOf`/`anyOf` of `$ref`s: the property, and each variant's value
+    (its key in the discriminator's `mapping`, else its schema's name)."""
+    discriminator = node.get("discriminator")
+    if not isinstance(discriminator, Mapping):
+        return None
+    name = discriminator.get("propertyName")
+    mapping = discriminator.get("mapping")
+    mapping = mapping if isinstance(mapping, Mapping) else {}
+    if not isinstance(name, str):
+        return None
+    values = []
+    for variant in node[keyword]:
+        ref = variant.get("$ref") if isinstance(variant, Mapping) else None
+        if not isinstance(ref, str):
+            return None  # (an inline variant has no name to give)
+        schema_name = ref.rsplit("/", 1)[-1]
+        keys = [key for key, target in mapping.items() if target in (ref, schema_name)]
+        values.append(str(keys[0]) if keys else schema_name)
+    return name, values
+
+
 class _Sampler:
     def __init__(self, document: Document) -> None:
         self.document = document
@@ -134,11 +158,22 @@ class _Sampler:
         return {}
 
     def _first_fitting(self, node: Mapping[str, Any], keyword: str, depth: int) -> Any:
-        base = {k: v for k, v in node.items() if k not in ("oneOf", "anyOf")}
+        """The first variant's sample that fits. With a `discriminator`, the sample of a
+        variant has the property set to that variant's value (`_discriminated`) and need
+        fit only its variant: JSON Schema knows no discriminator, so a sample fitting two
+        variants fails a `oneOf` although the discriminator tells which one it is."""
+        base = {k: v for k, v in node.items() if k not in ("oneOf", "anyOf", "discriminator")}
+        tagged = _discriminated(node, keyword)
         tried = []
-        for variant in node[keyword]:
-            candidate = self.value(_merge(base, self.document.deref(variant)), depth)
-            if not self.document.validate(dict(node), candidate):
+        for number, variant in enumerate(node[keyword]):
+            schema = _merge(base, self.document.deref(variant))
+            candidate = self.value(schema, depth)
+            if tagged is not None and isinstance(candidate, dict):
+                name, values = tagged
+                candidate = {**candidate, name: values[number]}
+                if not self.document.validate(dict(schema), candidate):
+                    return candidate
+            elif not self.document.validate(dict(node), candidate):
                 return candidate
             tried.append(candidate)
         return tried[0]
