@@ -60,7 +60,9 @@ def _resolve(spec: dict[str, Any], node: Any) -> Any:
     seen: set[str] = set()
     while isinstance(node, dict) and isinstance(node.get("$ref"), str):
         ref = node["$ref"]
-        if ref in seen or not ref.startswith("#/"):
+        if ref in seen:
+            raise Unrepairable(f"$ref {ref!r} is a cycle of $refs that never reaches a schema")
+        if not ref.startswith("#/"):
             raise Unrepairable(f"$ref {ref!r} cannot be followed")
         seen.add(ref)
         target: Any = spec

@@ -301,8 +301,14 @@ def _message(error: jsonschema.ValidationError) -> str:
 
 
 def deref(node: dict[str, Any], document: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Follow `$ref`s of the shipped document (or of `document`) until a real node."""
+    """Follow `$ref`s of the shipped document (or of `document`) until a real node; a
+    ValueError for a cycle of `$ref`s (regeneration refuses one: only a document edited
+    by hand has it, and this looped for ever)."""
+    seen: list[str] = []
     while "$ref" in node:
+        if node["$ref"] in seen:
+            raise ValueError(f"$ref cycle at {node['$ref']}")
+        seen.append(node["$ref"])
         target: Any = spec() if document is None else document
         for part in node["$ref"].removeprefix("#/").split("/"):
             target = target[part]

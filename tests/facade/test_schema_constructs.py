@@ -203,3 +203,33 @@ def test_a_read_only_property_is_not_required_in_a_request(
     them out of the method's arguments, and the SDK and the fake then refused the body."""
     schema = {"$ref": "#/components/schemas/AuditItem"}
     assert _both(ITEMS, shipped_as, schema, value) == problems
+
+
+def test_a_cycle_of_refs_is_a_value_error_not_a_loop_for_ever() -> None:
+    """`A: {$ref: B}, B: {$ref: A}` (in a document edited by hand: regeneration refuses
+    it) made `deref` loop for ever."""
+    import threading
+
+    document = {
+        "components": {
+            "schemas": {
+                "A": {"$ref": "#/components/schemas/B"},
+                "B": {"$ref": "#/components/schemas/A"},
+            }
+        }
+    }
+    raised: list[BaseException] = []
+
+    def follow() -> None:
+        try:
+            _schema.deref({"$ref": "#/components/schemas/A"}, document)
+        except BaseException as exc:  # (reported below)
+            raised.append(exc)
+
+    thread = threading.Thread(target=follow, daemon=True)
+    thread.start()
+    thread.join(5)
+    assert not thread.is_alive(), "deref loops for ever on a cycle of $refs"
+    (error,) = raised
+    assert isinstance(error, ValueError)
+    assert "$ref cycle at #/components/schemas/A" in str(error)

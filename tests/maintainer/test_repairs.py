@@ -412,3 +412,22 @@ def test_a_document_without_component_schemas_is_prepared(components: Any) -> No
     bare = {"openapi": "3.1.0", "info": {"title": "t", "version": "1"}}
     assert prepare_spec.prepare(prepare_spec.repair(bare)[0]) == bare
     assert emit_sdk.Emitter(bare, set()).resources() == []
+
+
+def test_a_cycle_of_refs_is_refused_as_one() -> None:
+    """`A: {$ref: B}, B: {$ref: A}` is no schema: regeneration refused it as a `$ref` that
+    "cannot be followed"; it now says it is a cycle."""
+    document = _document(
+        {"/a": {"get": {"operationId": "A_Get", "responses": OK}}},
+    )
+    document["components"]["schemas"] = {
+        "A": {"$ref": "#/components/schemas/B"},
+        "B": {"type": "object", "properties": {"C": {"$ref": "#/components/schemas/C"}}},
+        "C": {"$ref": "#/components/schemas/D"},
+        "D": {"$ref": "#/components/schemas/C"},
+    }
+    with pytest.raises(prepare_spec.Unrepairable, match="Fix") as raised:
+        prepare_spec.repair(document)
+    assert "components/schemas/B: $ref '#/components/schemas/C' is a cycle of $refs" in str(
+        raised.value
+    )

@@ -243,3 +243,34 @@ async def _post_three(http: httpx.AsyncClient, fake: FakeEdgeDelivery) -> None:
     small: dict[str, Any] = {"Domain": "small.example.test"}
     await http.post("/dnszone", json=small, headers=AUTH)
     assert fake.requests[-1].json == small
+
+
+@pytest.mark.parametrize(
+    ("target", "message"),
+    [("#/components/schemas/CycleA", "$ref cycle"), ("#/components/schemas/Gone", "Gone")],
+)
+def test_a_document_whose_refs_cannot_be_followed_is_refused_at_once(
+    target: str, message: str
+) -> None:
+    """A cycle of `$ref`s (or a `$ref` to nothing) below an operation's body: the fake took
+    the document, then a request raised the bare ValueError out of the transport."""
+    import copy
+
+    from edgedelivery_async.testing._document import Document
+
+    spec = copy.deepcopy(Document().spec)
+    schemas = spec["components"]["schemas"]
+    if "Cycle" in target:
+        schemas["CycleA"] = {"$ref": "#/components/schemas/CycleB"}
+        schemas["CycleB"] = {"$ref": "#/components/schemas/CycleA"}
+    holder = {"type": "object", "properties": {"x": {"$ref": target}}}
+    spec["paths"]["/cycle"] = {
+        "post": {
+            "operationId": "Cycle_Post",
+            "requestBody": {"content": {"application/json": {"schema": holder}}},
+            "responses": {"204": {"description": "done"}},
+        }
+    }
+    with pytest.raises(ConfigurationError, match="cannot serve this document") as raised:
+        FakeEdgeDelivery(KEY, document=spec)
+    assert message in str(raised.value)

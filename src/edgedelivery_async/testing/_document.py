@@ -23,6 +23,10 @@ SUCCESS: tuple[str, ...] = _schema._SUCCESS
 Deref = Callable[[Mapping[str, Any]], dict[str, Any]]
 
 
+#: Keys whose values are data, not schemas: a `$ref` member there is no reference.
+_VALUES = frozenset({"example", "default", "enum", "const"})
+
+
 class Document:
     """An OpenAPI 3.0 document: its operations, `$ref` resolution and schema validation."""
 
@@ -60,6 +64,24 @@ class Document:
                 target = target[part.replace("~1", "/").replace("~0", "~")]
             node = target
         return node if isinstance(node, dict) else dict(node)
+
+    def check_refs(self) -> None:
+        """Every `$ref` of the document followed: a ValueError for a cycle of `$ref`s, a
+        LookupError for one that points at nothing (the fake's `document=` refuses both
+        at once; a request that met one raised the bare error from the transport)."""
+        todo: list[Any] = [self.spec]
+        while todo:
+            node = todo.pop()
+            if isinstance(node, Mapping):
+                if isinstance(node.get("$ref"), str):
+                    self.deref(node)
+                todo.extend(
+                    value
+                    for key, value in node.items()
+                    if key not in _VALUES and not str(key).startswith("x-")
+                )
+            elif isinstance(node, list):
+                todo.extend(node)
 
     def validate(self, schema: Mapping[str, Any], instance: Any) -> list[_schema.Problem]:
         """Every way `instance` breaks `schema` (a schema of this document)."""

@@ -568,7 +568,9 @@ def _router_for(document: object) -> Router:
     if not isinstance(document, Mapping):
         raise ConfigurationError(f"document is an OpenAPI document (a mapping), not {document!r}")
     try:
-        router = Router(Document(document))  # (reads every operation: a fault shows here)
+        given = Document(document)
+        given.check_refs()  # (a cycle of $refs, or one to nothing, failed a request later)
+        router = Router(given)  # (reads every operation: a fault shows here)
     except ConfigurationError:
         raise
     except (LookupError, TypeError, ValueError, AttributeError) as exc:
