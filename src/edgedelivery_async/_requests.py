@@ -171,9 +171,42 @@ def encode_query(
             if param.required:
                 problems.append(Problem(param.name, "is required"))
             continue
+        if isinstance(value, Mapping) and param.style in ("form", "deepObject"):
+            parts += _object_query(param, value, problems)
+            continue
         for item in _parameter_values(param, value, problems, encode=_query_value):
             parts.append(f"{quote(param.name, safe='')}={item}")
     return "?" + "&".join(parts) if parts else ""
+
+
+def _object_query(
+    param: Parameter, value: Mapping[Any, object], problems: list[Problem]
+) -> list[str]:
+    """An object query parameter's `name=value` parts: `filter[k]=v` (deepObject),
+    `k=v` (form, exploded), `filter=k,v,k2,v2` (form, not exploded); its members are
+    scalars, checked against the parameter's schema."""
+    wire: dict[str, Any] = {}
+    for key, item in value.items():
+        member = item.value if isinstance(item, Enum) else item
+        if not isinstance(key, str) or not isinstance(member, str | int | float | bool):
+            shown = type(member).__name__
+            problems.append(Problem(param.name, f"member {key!r}: a {shown} cannot be sent here"))
+            return []
+        wire[key] = _plain(member)
+    found = validate(param.schema, wire, exact_integers=True)
+    if found:
+        problems.extend(Problem(param.name, p.message) for p in found)
+        return []
+    texts = {key: _scalar_text(member) for key, member in wire.items()}
+    if not all(_encodable(text) for pair in texts.items() for text in pair):
+        problems.append(Problem(param.name, "must be valid Unicode text (no lone surrogates)"))
+        return []
+    name, q = quote(param.name, safe=""), _query_value
+    if param.style == "deepObject":
+        return [f"{name}[{q(key)}]={q(text)}" for key, text in texts.items()]
+    if param.explode:
+        return [f"{q(key)}={q(text)}" for key, text in texts.items()]
+    return [f"{name}=" + ",".join(f"{q(key)},{q(text)}" for key, text in texts.items())]
 
 
 def encode_headers(

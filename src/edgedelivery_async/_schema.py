@@ -40,6 +40,7 @@ class Parameter:
     delimiter: str = (
         ","  # ... between an unexploded array's items: "|" pipeDelimited, " " spaceDelimited
     )
+    style: str = "form"  # objects: `k[a]=1` (deepObject), `a=1` (form, exploded), `k=a,1`
 
 
 class PathParameter(NamedTuple):
@@ -147,6 +148,7 @@ def _parameter(node: dict[str, Any]) -> Parameter:
         required=bool(node.get("required")),
         explode=bool(node.get("explode", style == "form")),
         delimiter=_DELIMITERS.get(style, ","),
+        style=str(style),
     )
 
 

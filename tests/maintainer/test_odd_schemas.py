@@ -432,6 +432,15 @@ ODD_PATHS["/audit/notes/text"] = {
     }
 }
 ODD_PATHS["/audit/notes/text"]["post"]["requestBody"]["x-sdk-body"] = "note"
+# An object query parameter (deepObject): typed Mapping[str, str], sent as filter[k]=v.
+FILTER = {
+    "name": "filter",
+    "in": "query",
+    "style": "deepObject",
+    "explode": True,
+    "schema": {"type": "object", "additionalProperties": {"type": "string"}},
+}
+ODD_PATHS["/audit/filtered"] = _get("Audit_Filtered", INTEGER, parameters=[FILTER])
 ODD_TAGS = [{"name": "Resource"}, {"name": "Widget"}]
 # The second regeneration: schemas named like the resource classes the first one made,
 # `Resource` also like the runtime's base class.
@@ -491,6 +500,9 @@ ODD_SCRIPT = textwrap.dedent(
             assert isinstance(await client.audit.since(since="2024-01-31"), int)
             assert (await client.audit.two_factor()).enabled in (True, False)
             assert (await client.widget.get()).name == "string"
+            assert isinstance(await client.audit.filtered(filter={"a b": "c"}), int)
+        (sent,) = fake.requests_for("Audit_Filtered")
+        assert sent.path.endswith("?filter[a%20b]=c"), sent.path
         (sent,) = fake.requests_for("Audit_PutConfig")
         assert sent.json == {"Root": root, "Children": [[[]], []]}, sent.json
         (sent,) = fake.requests_for("Audit_HeaderTags")

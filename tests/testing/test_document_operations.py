@@ -680,3 +680,75 @@ async def test_cookie_parameters_are_read_from_the_cookie_header_and_validated()
         for cookie in ("session=abc", "other=1; session=abc;n=3"):
             response = await http.get("/added/session", headers={**AUTH, "Cookie": cookie})
             assert response.status_code == 204, (cookie, response.text)
+
+
+OBJECT_PARAMETERS = [
+    {
+        "name": "filter",
+        "in": "query",
+        "style": "deepObject",
+        "explode": True,
+        "schema": {"type": "object", "additionalProperties": {"type": "string"}},
+    },
+    {
+        "name": "opts",
+        "in": "query",
+        "schema": {
+            "type": "object",
+            "properties": {"a": {"type": "integer"}, "b": {"type": "boolean"}},
+            "additionalProperties": False,
+        },
+    },
+    {
+        "name": "pair",
+        "in": "query",
+        "explode": False,
+        "schema": {"type": "object", "additionalProperties": {"type": "integer"}},
+    },
+    {"name": "q", "in": "query", "schema": {"type": "string"}},
+]
+
+
+def test_object_query_parameters_are_sent_and_read_by_their_style() -> None:
+    """An object query parameter (typed `Mapping[str, str]`) was refused by the SDK ("a dict
+    cannot be sent here"): deepObject is now sent as `filter[k]=v`, an exploded form object
+    as `k=v`, an unexploded one as `pair=k,v`, and the fake reads them back the same way."""
+    from edgedelivery_async._requests import encode_query
+    from edgedelivery_async.testing._inputs import BadRequest, query_params
+
+    spec = copy.deepcopy(Document().spec)
+    spec["paths"]["/objects"] = {
+        "get": {
+            "operationId": "Objects_Get",
+            "parameters": OBJECT_PARAMETERS,
+            "responses": {"204": {"description": "done"}},
+        }
+    }
+    operation = read_operations(spec)["Objects_Get"]
+    values = {
+        "filter": {"name": "a b", "x[y]": "1"},
+        "opts": {"a": 2, "b": True},
+        "pair": {"k": 1, "m": 2},
+        "q": "z",
+    }
+    problems: list[_schema.Problem] = []
+    query = encode_query(operation.query_params, values, problems)
+    assert problems == []
+    assert query == "?filter[name]=a%20b&filter[x%5By%5D]=1&a=2&b=true&pair=k,1,m,2&q=z"
+    fake = FakeEdgeDelivery(KEY, document=spec)
+    route = fake.router.route_for("Objects_Get")
+    assert query_params(route, "/objects" + query, fake.router.document) == values
+    for bad, field in (
+        ("?opts=1", "opts"),
+        ("?a=x", "opts[a]"),
+        ("?c=1", "c"),
+        ("?filter[n]=1&filter[n]=2", "filter[n]"),
+        ("?pair=k", "pair"),
+        ("?pair=k,x", "pair[k]"),
+    ):
+        with pytest.raises(BadRequest) as raised:
+            query_params(route, "/objects" + bad, fake.router.document)
+        assert [problem.field for problem in raised.value.problems] == [field], bad
+    refused: list[_schema.Problem] = []
+    encode_query(operation.query_params, {"pair": {"k": "x"}, "filter": {"a": [1]}}, refused)
+    assert [problem.field for problem in refused] == ["filter", "pair"]

@@ -84,14 +84,31 @@ def query_params(route: Route, raw_path: str, document: Document) -> dict[str, A
     received: dict[str, list[str]] = {}
     for name, value in pairs:
         received.setdefault(name, []).append(value)
-    problems = [
+    problems: list[_schema.Problem] = []
+    values: dict[str, Any] = {}
+    for parameter in declared:  # objects first: their members are names of their own
+        schema = document.deref(parameter.schema)
+        if schema.get("type") == "object" and parameter.style in ("form", "deepObject"):
+            members = _object_members(parameter, schema, received, declared, problems)
+            if members is not None:
+                found, typed_object = _typed_object(parameter.name, members, schema, document)
+                problems += found
+                if not found:
+                    values[parameter.name] = typed_object
+    problems += [
         _schema.Problem(name, "unknown query parameter")
         for name in received
         if name not in {p.name for p in declared}
     ]
-    values: dict[str, Any] = {}
     for parameter in declared:
         schema = document.deref(parameter.schema)
+        if schema.get("type") == "object" and parameter.style in ("form", "deepObject"):
+            if parameter.name not in values and parameter.required:
+                if not any(p.field.startswith(parameter.name) for p in problems):
+                    problems.append(_schema.Problem(parameter.name, "a required query parameter"))
+            elif parameter.name not in values and "default" in schema:
+                values[parameter.name] = schema["default"]
+            continue
         raw = received.get(parameter.name)
         if raw is None:
             if parameter.required:
@@ -166,6 +183,70 @@ def cookie_params(route: Route, header: str | None, document: Document) -> dict[
     if problems:
         raise BadRequest(problems[:MAX_ERRORS], key="request.invalid_cookie")
     return values
+
+
+def _object_members(
+    parameter: _schema.Parameter,
+    schema: dict[str, Any],
+    received: dict[str, list[str]],
+    declared: tuple[_schema.Parameter, ...],
+    problems: list[_schema.Problem],
+) -> dict[str, str] | None:
+    """An object query parameter's members as sent (taken out of `received`), or None when
+    it is not given: `name[k]=v` (deepObject), `k=v` (form, exploded: the names no other
+    parameter has, of the object's properties unless it allows more), `name=k,v` (form)."""
+    name = parameter.name
+    taken: dict[str, list[str]] = {}
+    if parameter.style == "deepObject":
+        for key in list(received):
+            if key.startswith(f"{name}[") and key.endswith("]"):
+                taken[key[len(name) + 1 : -1]] = received.pop(key)
+    elif parameter.explode:
+        if name in received:  # (its members are sent, each by its own name)
+            received.pop(name)
+            problems.append(_schema.Problem(name, "an object: give its members as name=value"))
+            return None
+        others = {p.name for p in declared}
+        properties = schema.get("properties") or {}
+        more = schema.get("additionalProperties", True) is not False
+        for key in list(received):
+            if key not in others and (key in properties or more):
+                taken[key] = received.pop(key)
+    elif name in received:
+        raw = received.pop(name)
+        parts = raw[0].split(",") if raw[0] else []
+        if len(raw) > 1 or len(parts) % 2:
+            problems.append(_schema.Problem(name, "not name,value pairs given once"))
+            return None
+        for index in range(0, len(parts), 2):
+            taken.setdefault(parts[index], []).append(parts[index + 1])
+    if not taken:
+        return None
+    members: dict[str, str] = {}
+    for key, texts in taken.items():
+        if len(texts) > 1:
+            problems.append(_schema.Problem(f"{name}[{key}]", "given more than once"))
+            return None
+        members[key] = texts[0]
+    return members
+
+
+def _typed_object(
+    name: str, members: dict[str, str], schema: dict[str, Any], document: Document
+) -> tuple[list[_schema.Problem], dict[str, Any]]:
+    """An object query parameter's members typed by their schemas, then the whole checked."""
+    properties = schema.get("properties") or {}
+    extra = schema.get("additionalProperties")
+    problems: list[_schema.Problem] = []
+    typed: dict[str, Any] = {}
+    for key, text in members.items():
+        member = properties.get(key, extra if isinstance(extra, dict) else {})
+        found, value = _convert(f"{name}[{key}]", text, document.deref(member))
+        problems += found
+        typed[key] = value
+    if not problems:
+        problems = [_under(name, p) for p in document.validate(schema, typed)]
+    return problems, typed
 
 
 def json_body(route: Route, content_type: str | None, body: bytes, document: Document) -> Any:
