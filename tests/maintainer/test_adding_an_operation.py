@@ -18,6 +18,8 @@ from types import ModuleType
 
 import yaml
 
+from ._copies import run_in_copy
+
 ROOT = Path(__file__).resolve().parents[2]
 
 NEW_OPERATION = {
@@ -202,14 +204,6 @@ def test_a_new_operation_needs_no_hand_written_line(
     assert "method pull_zones.list() -> list[PullZoneSummary]" in surface
     assert {path.relative_to(copy) for path in (copy / "src").rglob("*.py")} == before
 
-    path = os.pathsep.join([str(copy / "src"), str(copy / "generated")])
-    ran = subprocess.run(
-        [sys.executable, "-c", SCRIPT],
-        cwd=copy,
-        env={**os.environ, "PYTHONPATH": path},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    ran = run_in_copy(copy, SCRIPT)
     assert ran.returncode == 0, ran.stdout + ran.stderr
     assert ran.stdout.strip().endswith("ok")

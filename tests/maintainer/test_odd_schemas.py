@@ -19,6 +19,7 @@ from typing import Any
 
 import yaml
 
+from ._copies import run_in_copy
 from .test_naming import emit_sdk
 from .test_repairs import prepare_spec
 
@@ -595,14 +596,6 @@ def test_odd_schemas_regenerate_type_check_and_run(
     )
     assert checked.returncode == 0, checked.stdout + checked.stderr
 
-    path = os.pathsep.join([str(copy / "src"), str(copy / "generated")])
-    ran = subprocess.run(
-        [sys.executable, "-c", ODD_SCRIPT],
-        cwd=copy,
-        env={**os.environ, "PYTHONPATH": path},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    ran = run_in_copy(copy, ODD_SCRIPT)
     assert ran.returncode == 0, ran.stdout + ran.stderr
     assert ran.stdout.strip().endswith("ok")

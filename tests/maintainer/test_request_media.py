@@ -16,6 +16,8 @@ from typing import Any
 
 import yaml
 
+from ._copies import run_in_copy
+
 ROOT = Path(__file__).resolve().parents[2]
 DONE = {"204": {"description": "Done."}}
 
@@ -115,15 +117,6 @@ def test_request_bodies_go_in_the_declared_media_type(
     assert "method compute.set_code(id: int, body: str) -> None" in surface
     assert "method compute.upload(id: int, body: bytes | IO[bytes]) -> None" in surface
 
-    path = os.pathsep.join([str(copy / "src"), str(copy / "generated")])
-    run = subprocess.run(
-        [sys.executable, "-c", SCRIPT],
-        cwd=copy,
-        env={**os.environ, "PYTHONPATH": path},
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    run = run_in_copy(copy, SCRIPT)
     assert run.returncode == 0, run.stdout + run.stderr
     assert run.stdout.strip().endswith("ok")
