@@ -153,17 +153,15 @@ def merge(document: dict[str, Any], source: dict[str, Any], prefix: str) -> list
     return notes
 
 
-def _read_document(path: Path) -> dict[str, Any]:
-    """The document as codegen/prepare_spec.py reads it (`prepare_spec.load`: YAML 1.2, so
-    a key `On:` stays `On`, not YAML 1.1's `true`): one rule for every reader. Written back
-    with the safe dumper, a string YAML 1.1 would read otherwise is quoted."""
-    found = importlib.util.spec_from_file_location("prepare_spec", ROOT / "codegen/prepare_spec.py")
+def _project_copy() -> Any:
+    """scripts/project_copy.py, beside this script: its `read_document` is the one rule of
+    reading a document (prepare_spec's YAML 1.2) for both scripts."""
+    found = importlib.util.spec_from_file_location("project_copy", ROOT / "scripts/project_copy.py")
     assert found is not None
     assert found.loader is not None
-    prepare_spec = importlib.util.module_from_spec(found)
-    found.loader.exec_module(prepare_spec)
-    document: dict[str, Any] = prepare_spec.load(str(path))
-    return document
+    module = importlib.util.module_from_spec(found)
+    found.loader.exec_module(module)
+    return module
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -176,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
     if not sources:
         print(f"merge-corpus: no *.json documents in {args.corpus}", file=sys.stderr)
         return 2
-    document = _read_document(args.document)
+    document = _project_copy().read_document(args.document)
     for source in sources:
         published = json.loads(source.read_text(encoding="utf-8"))
         for note in merge(document, published, _prefix(source)):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Any
@@ -214,6 +214,20 @@ def encode_headers(
 ) -> dict[str, str]:
     """Header parameters as strings, checked against the document."""
     headers: dict[str, str] = {}
+    for param, texts in _given(params, values, problems):
+        text = ",".join(texts)
+        if not (text.isascii() and text.isprintable()):
+            problems.append(Problem(param.name, "must be printable ASCII"))
+            continue
+        headers[param.name] = text
+    return headers
+
+
+def _given(
+    params: tuple[Parameter, ...], values: Mapping[str, object], problems: list[Problem]
+) -> Iterator[tuple[Parameter, list[str]]]:
+    """Each header or cookie parameter given, with its texts (simple style: an array's
+    items unexploded); one required and not given, or refused, is listed in `problems`."""
     for param in params:
         value = values.get(param.name, UNSET)
         if isinstance(value, Unset) or value is None:
@@ -221,14 +235,8 @@ def encode_headers(
                 problems.append(Problem(param.name, "is required"))
             continue
         texts = _parameter_values(param, value, problems, explode=False)
-        if not texts:  # refused (a problem is listed)
-            continue
-        text = ",".join(texts)
-        if not (text.isascii() and text.isprintable()):
-            problems.append(Problem(param.name, "must be printable ASCII"))
-            continue
-        headers[param.name] = text
-    return headers
+        if texts:  # (else refused: a problem is listed)
+            yield param, texts
 
 
 def encode_cookies(
@@ -239,15 +247,7 @@ def encode_cookies(
     control or non-ASCII characters; so also an array of more than one item) is refused,
     as is a name that is no token: nothing is sent."""
     pairs: list[str] = []
-    for param in params:
-        value = values.get(param.name, UNSET)
-        if isinstance(value, Unset) or value is None:
-            if param.required:
-                problems.append(Problem(param.name, "is required"))
-            continue
-        texts = _parameter_values(param, value, problems, explode=False)
-        if not texts:  # refused (a problem is listed)
-            continue
+    for param, texts in _given(params, values, problems):
         if not _COOKIE_NAME.fullmatch(param.name):
             problems.append(Problem(param.name, "is not a name a cookie may have (RFC 6265)"))
             continue

@@ -123,17 +123,10 @@ def query_params(route: Route, raw_path: str, document: Document) -> dict[str, A
                     continue
                 delimiter = _DELIMITERS.get(route.styles.get(parameter.name, "form"), ",")
                 raw = raw[0].split(delimiter) if raw[0] else []
-            items = document.deref(schema.get("items", {}))
-            typed: list[Any] = []
-            for index, text in enumerate(raw):
-                found, value = _convert(f"{parameter.name}[{index}]", text, items)
-                problems += found
-                typed.append(value)
-            if any(p.field.startswith(f"{parameter.name}[") for p in problems):
-                continue
-            found = document.validate(schema, typed)
-            problems += [_under(parameter.name, p) for p in found]
-            values[parameter.name] = typed
+            found, typed = _typed_list(parameter.name, raw, schema, document)
+            problems += found
+            if not found:
+                values[parameter.name] = typed
             continue
         if len(raw) > 1:
             problems.append(_schema.Problem(parameter.name, "given more than once"))
@@ -145,6 +138,22 @@ def query_params(route: Route, raw_path: str, document: Document) -> dict[str, A
     if problems:
         raise BadRequest(problems[:MAX_ERRORS], key="request.invalid_query")
     return values
+
+
+def _typed_list(
+    name: str, texts: list[str], schema: dict[str, Any], document: Document
+) -> tuple[list[_schema.Problem], list[Any]]:
+    """An array parameter's items typed by the items' schema, then the whole checked."""
+    items = document.deref(schema.get("items", {}))
+    problems: list[_schema.Problem] = []
+    typed: list[Any] = []
+    for index, text in enumerate(texts):
+        found, value = _convert(f"{name}[{index}]", text, items)
+        problems += found
+        typed.append(value)
+    if not problems:
+        problems = [_under(name, p) for p in document.validate(schema, typed)]
+    return problems, typed
 
 
 def cookie_params(route: Route, header: str | None, document: Document) -> dict[str, Any]:
@@ -168,13 +177,9 @@ def cookie_params(route: Route, header: str | None, document: Document) -> dict[
             if parameter.required:
                 problems.append(_schema.Problem(parameter.name, "a required cookie parameter"))
             continue
+        typed: Any
         if schema.get("type") == "array":
-            items = document.deref(schema.get("items", {}))
-            converted = [_convert(parameter.name, text, items) for text in raw.split(",")]
-            found = [p for done in converted for p in done[0]]
-            typed: Any = [done[1] for done in converted]
-            if not found:
-                found = [_under(parameter.name, p) for p in document.validate(schema, typed)]
+            found, typed = _typed_list(parameter.name, raw.split(","), schema, document)
         else:
             found, typed = _typed(parameter.name, raw, schema, document)
         problems += found
