@@ -21,7 +21,7 @@ import httpx
 import pytest
 
 from edgedelivery_async import _schema
-from edgedelivery_async.testing import FakeEdgeDelivery, _app
+from edgedelivery_async.testing import FakeEdgeDelivery, _app, _inputs
 from edgedelivery_async.testing._document import Document, read_operations
 from edgedelivery_async.testing._samples import example, sample
 
@@ -59,6 +59,12 @@ def valid_request(
     if query:
         path += "?" + urlencode(query)
     headers = dict(AUTH)
+    for parameter in operation.header_params:
+        node = parameters[parameter.name]
+        if parameter.required or "example" in node:
+            value = node.get("example", sample(parameter.schema, document))
+            items = value if isinstance(value, list) else [value]
+            headers[parameter.name] = ",".join(map(_text, items))
     body = None
     request_body = document.deref(raw.get("requestBody", {}))
     media = request_body.get("content", {}).get("application/json")
@@ -680,6 +686,127 @@ async def test_cookie_parameters_are_read_from_the_cookie_header_and_validated()
         for cookie in ("session=abc", "other=1; session=abc;n=3"):
             response = await http.get("/added/session", headers={**AUTH, "Cookie": cookie})
             assert response.status_code == 204, (cookie, response.text)
+
+
+def header_document() -> dict[str, Any]:
+    """EXTENDED with `GET /added/count`: a required integer header, an optional enum one, an
+    array one, and headers that are no parameters (Accept, Content-Type, Authorization: OpenAPI
+    says to ignore them; AccessKey: the credential, checked by auth only)."""
+    document = copy.deepcopy(EXTENDED)
+    document["paths"]["/added/count"] = {
+        "get": {
+            "operationId": "AddedCount_Get",
+            "tags": ["Added"],
+            "parameters": [
+                {"name": "X-Count", "in": "header", "required": True, "schema": INTEGER_FROM_1},
+                {"name": "X-Mode", "in": "header", "schema": {"enum": ["fast", "slow"]}},
+                {"name": "X-Ids", "in": "header", "schema": {"type": "array", "items": INTEGER}},
+                *(
+                    {"name": name, "in": "header", "required": True, "schema": INTEGER}
+                    for name in ("Accept", "content-type", "Authorization", "AccessKey")
+                ),
+            ],
+            "responses": {
+                "204": {"description": "done"},
+                "default": document["paths"]["/added/pullzone/{id}/statistics"]["get"]["responses"][
+                    "default"
+                ],
+            },
+        }
+    }
+    return document
+
+
+INTEGER: dict[str, Any] = {"type": "integer"}
+INTEGER_FROM_1: dict[str, Any] = {"type": "integer", "format": "int32", "minimum": 1}
+
+
+async def test_header_parameters_are_read_and_validated(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fake ignored header parameters: a required one missing, or one of the wrong type,
+    was served. Now each is read as the SDK sends it (any case of its name, an array's items
+    joined by commas) and validated: a 400 naming it, `request.invalid_header`, and the
+    handler sees the typed values. Accept, Content-Type, Authorization and AccessKey are never
+    read as parameters (the key is no integer, and never shows in a message)."""
+    seen: list[dict[str, Any]] = []
+
+    def handler(app: _app.FakeApp, match: _app.Match, body: Any) -> Any:
+        seen.append(match.params)
+        return _app.r.empty_reply(204)
+
+    monkeypatch.setattr(_app, "HANDLERS", {"AddedCount_Get": handler})
+    fake = FakeEdgeDelivery(KEY, document=header_document())
+    async with httpx.AsyncClient(transport=fake, base_url="https://fake.test") as http:
+        for given, field, message in (
+            ({}, "X-Count", "a required header parameter"),
+            ({"X-Mode": "fast"}, "X-Count", "a required header parameter"),
+            ({"X-Count": "two"}, "X-Count", "'two' is not an integer"),
+            ({"X-Count": "0"}, "X-Count", "0 is out of range"),
+            ({"X-Count": "2147483648"}, "X-Count", "2147483648 is out of range"),
+            ({"X-Count": "2", "X-Mode": "quick"}, "X-Mode", "quick"),
+            ({"X-Count": "2", "X-Ids": "1,x"}, "X-Ids[1]", "'x' is not an integer"),
+        ):
+            response = await http.get("/added/count", headers={**AUTH, **given})
+            assert response.status_code == 400, (given, response.text)
+            body = response.json()
+            assert (body["ErrorKey"], body["Field"]) == ("request.invalid_header", field), body
+            assert message in body["Message"], body
+            assert KEY not in response.text
+        assert seen == []
+        for given, params in (
+            ({"X-Count": "2"}, {"X-Count": 2}),
+            ({"x-count": " 3 ", "X-MODE": "slow"}, {"X-Count": 3, "X-Mode": "slow"}),
+            ({"X-Count": "1", "X-Ids": "4, 5,6"}, {"X-Count": 1, "X-Ids": [4, 5, 6]}),
+            ({"X-Count": "1", "X-Ids": ""}, {"X-Count": 1, "X-Ids": []}),
+        ):
+            headers = {**AUTH, "Accept": "*/*", "Authorization": "Bearer b", **given}
+            response = await http.get("/added/count", headers=headers)
+            assert response.status_code == 204, (given, response.text)
+            assert seen.pop() == params
+        # The operation declares no security: AccessKey, a required header "parameter"
+        # here, is not asked for either.
+        keyless = await http.get("/added/count", headers={"X-Count": "2"})
+        assert keyless.status_code == 204, keyless.text
+
+
+def test_header_parameters_the_sdk_sends_are_read_back_as_given() -> None:
+    """`_requests.encode_headers` and the fake's `header_params` agree: the same values."""
+    from edgedelivery_async._requests import encode_headers
+
+    fake = FakeEdgeDelivery(KEY, document=header_document())
+    route = fake.router.route_for("AddedCount_Get")
+    sent = tuple(p for p in route.operation.header_params if p.name.startswith("X-"))
+    values = {"X-Count": 7, "X-Mode": "slow", "X-Ids": [1, 2, 3]}
+    problems: list[_schema.Problem] = []
+    headers = encode_headers(sent, values, problems)
+    assert (problems, headers) == ([], {"X-Count": "7", "X-Mode": "slow", "X-Ids": "1,2,3"})
+    lowered = {name.lower(): text for name, text in headers.items()}
+    assert _inputs.header_params(route, lowered, fake.router.document) == values
+
+
+def test_an_object_header_parameter_is_read_in_the_simple_style() -> None:
+    """`k,v,k2,v2`, or `k=v,k2=v2` exploded: each member typed by its schema."""
+    schema = {"type": "object", "properties": {"a": INTEGER, "b": {"type": "string"}}}
+    document = header_document()
+    parameters = document["paths"]["/added/count"]["get"]["parameters"]
+    parameters[:] = [
+        {"name": "X-Pair", "in": "header", "schema": schema},
+        {"name": "X-Kv", "in": "header", "explode": True, "schema": schema},
+    ]
+    fake = FakeEdgeDelivery(KEY, document=document)
+    route = fake.router.route_for("AddedCount_Get")
+    read = _inputs.header_params(
+        route, {"x-pair": "a,1,b,x", "x-kv": "b=y,a=2"}, fake.router.document
+    )
+    assert read == {"X-Pair": {"a": 1, "b": "x"}, "X-Kv": {"a": 2, "b": "y"}}
+    for headers, field in (
+        ({"x-pair": "a,1,b"}, "X-Pair"),
+        ({"x-pair": "a,1,a,2"}, "X-Pair"),
+        ({"x-kv": "a=1,b"}, "X-Kv"),
+        ({"x-pair": "a,one"}, "X-Pair[a]"),
+    ):
+        with pytest.raises(_inputs.BadRequest) as bad:
+            _inputs.header_params(route, headers, fake.router.document)
+        assert [p.field for p in bad.value.problems] == [field], headers
 
 
 OBJECT_PARAMETERS = [

@@ -1,10 +1,10 @@
 """The framework-free core of the fake: (method, raw path, headers, body) -> Reply.
 
-Routing, authentication, path, query and body validation all come from the document;
-the operations' effects live in `_state`. Every operation of the document is served: those
-with a stateful handler below change and read the state, every other one answers from the
-document (its example, else a sample; see `_samples`). Adapters (`_httpx`, `_server`) only
-translate.
+Routing, authentication, parameter (path, query, header, cookie) and body validation all
+come from the document; the operations' effects live in `_state`. Every operation of the
+document is served: those with a stateful handler below change and read the state, every
+other one answers from the document (its example, else a sample; see `_samples`). Adapters
+(`_httpx`, `_server`) only translate.
 """
 
 from __future__ import annotations
@@ -135,6 +135,7 @@ class FakeApp:
         try:
             params = _inputs.path_params(match, self.document)
             query = _inputs.query_params(route, raw_path, self.document)
+            given = _inputs.header_params(route, headers, self.document)
             _inputs.cookie_params(route, headers.get("cookie"), self.document)
             payload = _inputs.json_body(route, headers.get("content-type"), body, self.document)
         except BadRequest as bad:
@@ -145,7 +146,7 @@ class FakeApp:
             rule = route.operation.pagination
             return reply if rule is None else _one_page(reply, rule, query)
         try:
-            return handler(self, Match(route, {**query, **params}), payload)
+            return handler(self, Match(route, {**given, **query, **params}), payload)
         except NotFound as missing:
             return self.error(route, 404, str(missing), raw_path, key="resource.not_found")
         except Conflict as conflict:

@@ -1,4 +1,5 @@
-"""Reading a request as the document declares it: path and query parameters, the JSON body.
+"""Reading a request as the document declares it: path, query, header and cookie
+parameters, the JSON body.
 
 Anything the document refuses (or that cannot be parsed at all) raises `BadRequest`, which
 the app turns into the operation family's 400 (or 415); nothing here ever lets a hostile
@@ -10,10 +11,12 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import parse_qsl
 
 from edgedelivery_async import _schema
+from edgedelivery_async._http import ACCESS_KEY_HEADER
 
 from ._document import Document
 from ._routes import Match, Route, query_string
@@ -29,6 +32,12 @@ _NUMBER_RE = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
 _TOKEN_RE = re.compile(rb'"(?:[^"\\]|\\.)*"?|[\[\]{}]', re.DOTALL)
 _MAX_QUERY_FIELDS = 1000
 _DELIMITERS = {"form": ",", "spaceDelimited": " ", "pipeDelimited": "|"}
+#: Header parameters that are not read as parameters: OpenAPI 3.0 says one named "Accept",
+#: "Content-Type" or "Authorization" SHALL be ignored, and `AccessKey` is the fake's own
+#: credential, checked (and kept out of every message) by its auth, never as a parameter.
+_NOT_HEADER_PARAMETERS = frozenset(
+    {"accept", "content-type", "authorization", ACCESS_KEY_HEADER.lower()}
+)
 
 
 class BadRequest(Exception):
@@ -188,6 +197,62 @@ def cookie_params(route: Route, header: str | None, document: Document) -> dict[
     if problems:
         raise BadRequest(problems[:MAX_ERRORS], key="request.invalid_cookie")
     return values
+
+
+def header_params(route: Route, headers: Mapping[str, str], document: Document) -> dict[str, Any]:
+    """The header parameters, typed and validated, read as `_requests.encode_headers` sends
+    them (simple style: an array's items, an object's `k,v` or exploded `k=v` pairs, joined
+    by commas); `headers` has lower-case names, as a header's name is matched in any case.
+    A required one missing, or a value of the wrong type, is a 400 naming it; headers the
+    operation does not declare are ignored, as a server does."""
+    problems: list[_schema.Problem] = []
+    values: dict[str, Any] = {}
+    for parameter in route.operation.header_params:
+        if parameter.name.lower() in _NOT_HEADER_PARAMETERS:
+            continue
+        schema = document.deref(parameter.schema)
+        raw = headers.get(parameter.name.lower())
+        if raw is None:
+            if parameter.required:
+                problems.append(_schema.Problem(parameter.name, "a required header parameter"))
+            elif "default" in schema:
+                values[parameter.name] = schema["default"]
+            continue
+        raw = raw.strip(" \t")
+        items = [item.strip(" \t") for item in raw.split(",")] if raw else []
+        typed: Any
+        if schema.get("type") == "array":
+            found, typed = _typed_list(parameter.name, items, schema, document)
+        elif schema.get("type") == "object":
+            members = _header_members(parameter, items)
+            if members is None:
+                problems.append(_schema.Problem(parameter.name, "not name,value pairs"))
+                continue
+            found, typed = _typed_object(parameter.name, members, schema, document)
+        else:
+            found, typed = _typed(parameter.name, raw, schema, document)
+        problems += found
+        if not found:
+            values[parameter.name] = typed
+    if problems:
+        raise BadRequest(problems[:MAX_ERRORS], key="request.invalid_header")
+    return values
+
+
+def _header_members(parameter: _schema.Parameter, items: list[str]) -> dict[str, str] | None:
+    """An object header parameter's members (simple style: `k,v,k2,v2`, or `k=v,k2=v2`
+    exploded), or None when they are not pairs given once each."""
+    if parameter.explode:
+        pairs = [item.partition("=") for item in items]
+        if not all(equals for _, equals, _ in pairs):
+            return None
+        found = [(key, value) for key, _, value in pairs]
+    else:
+        if len(items) % 2:
+            return None
+        found = list(zip(items[::2], items[1::2], strict=True))
+    members = dict(found)
+    return members if len(members) == len(found) else None
 
 
 def _object_members(
