@@ -66,9 +66,35 @@ def _report(error: Exception) -> None:
         return
 
 
+class _OnlyIfUnhandled(logging.Filter):
+    """The SDK's stderr handler is a fallback, as `logging.lastResort` is: it passes a
+    record only when no other handler on the way up from the record's logger (the
+    application's root handler, pytest's `caplog`, one on the SDK's logger) would take
+    it at this moment, going by the level each handler has. An application that
+    configures logging (`logging.basicConfig()`) so sees each SDK line once, through its
+    own handlers, and the records still propagate to them."""
+
+    def __init__(self, handler: logging.Handler) -> None:
+        super().__init__()
+        self.handler = handler
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        logger: logging.Logger | None = logging.getLogger(record.name)
+        while logger is not None:
+            for other in logger.handlers:
+                if other is not self.handler and record.levelno >= other.level:
+                    return False
+            if not logger.propagate:
+                break
+            logger = logger.parent
+        return True
+
+
 def setup_from_environment() -> None:
     """Attach a stderr handler at the level named by EDGEDELIVERY_LOG, once.
 
+    The handler writes only the records no other handler takes (`_OnlyIfUnhandled`),
+    so a line is printed once whether or not the application configured logging.
     The level is matched in any case. Any other non-empty value leaves logging off and
     writes one warning to stderr that names the accepted values.
     """
@@ -89,6 +115,7 @@ def setup_from_environment() -> None:
     if not any(getattr(h, "_edgedelivery", False) for h in logger.handlers):
         handler = logging.StreamHandler()
         handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
+        handler.addFilter(_OnlyIfUnhandled(handler))
         handler._edgedelivery = True  # type: ignore[attr-defined]
         logger.addHandler(handler)
     logger.setLevel(level.upper())

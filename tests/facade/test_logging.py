@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import re
 from collections.abc import Iterator
@@ -26,6 +27,20 @@ def sdk_logger() -> Iterator[logging.Logger]:
     yield logger
     logger.handlers[:] = handlers
     logger.setLevel(level)
+
+
+@contextlib.contextmanager
+def root_handlers(*handlers: logging.Handler) -> Iterator[None]:
+    """The root logger with only these handlers (pytest's own taken off), restored after.
+    Inside the test body: pytest adds its handlers to the root for each test phase."""
+    root = logging.getLogger()
+    saved, level = list(root.handlers), root.level
+    root.handlers[:] = list(handlers)
+    try:
+        yield
+    finally:
+        root.handlers[:] = saved
+        root.setLevel(level)
 
 
 def sdk_lines(caplog: pytest.LogCaptureFixture) -> list[str]:
@@ -74,12 +89,68 @@ async def test_debug_lines_reach_stderr(
 ) -> None:
     monkeypatch.setenv("EDGEDELIVERY_LOG", "debug")
     setup_from_environment()
+    with root_handlers():  # no handler of the application's: the SDK's prints, once
+        async with mock_client(Recorder(OK)) as client:
+            await client.registries.get(31)
+
+    err = capsys.readouterr().err
+    assert len(re.findall(r"GET /mc/registries/31 -> 200", err)) == 1, err
+    assert re.search(r"edgedelivery_async DEBUG GET /mc/registries/31 -> 200 in \d+\.\d ms", err)
+    assert KEY not in err
+
+
+async def test_a_line_is_printed_once_when_the_application_configures_logging(
+    monkeypatch: pytest.MonkeyPatch,
+    sdk_logger: logging.Logger,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """With logging.basicConfig() the root's handler prints the SDK's records and the
+    SDK's own handler stands back; the record still reaches the root."""
+    monkeypatch.setenv("EDGEDELIVERY_LOG", "debug")
+    setup_from_environment()
+    with root_handlers():
+        logging.basicConfig(format="root: %(name)s %(message)s")
+        async with mock_client(Recorder(OK)) as client:
+            await client.registries.get(31)
+
+    err = capsys.readouterr().err
+    assert len(re.findall(r"GET /mc/registries/31 -> 200", err)) == 1, err
+    assert "root: edgedelivery_async GET /mc/registries/31 -> 200 in " in err
+
+
+async def test_a_root_handler_above_the_records_level_leaves_them_to_the_sdk(
+    monkeypatch: pytest.MonkeyPatch,
+    sdk_logger: logging.Logger,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv("EDGEDELIVERY_LOG", "debug")
+    setup_from_environment()
+    warnings_only = logging.StreamHandler()
+    warnings_only.setLevel(logging.WARNING)
+    with root_handlers(warnings_only):
+        async with mock_client(Recorder(OK)) as client:
+            await client.registries.get(31)
+
+    err = capsys.readouterr().err
+    assert len(re.findall(r"GET /mc/registries/31 -> 200", err)) == 1, err
+    assert "edgedelivery_async DEBUG GET /mc/registries/31 -> 200 in " in err
+
+
+async def test_caplog_sees_the_records_the_sdk_handler_leaves_to_it(
+    monkeypatch: pytest.MonkeyPatch,
+    sdk_logger: logging.Logger,
+    caplog: pytest.LogCaptureFixture,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv("EDGEDELIVERY_LOG", "debug")
+    setup_from_environment()
     async with mock_client(Recorder(OK)) as client:
         await client.registries.get(31)
 
-    err = capsys.readouterr().err
-    assert re.search(r"edgedelivery_async DEBUG GET /mc/registries/31 -> 200 in \d+\.\d ms", err)
-    assert KEY not in err
+    assert [line[: len("GET /mc/registries/31 -> 200")] for line in sdk_lines(caplog)] == [
+        "GET /mc/registries/31 -> 200"
+    ]
+    assert "GET /mc/registries/31" not in capsys.readouterr().err  # printed by pytest only
 
 
 async def test_one_line_per_request(caplog: pytest.LogCaptureFixture) -> None:
