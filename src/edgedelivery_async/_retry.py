@@ -18,6 +18,8 @@ _IDEMPOTENT = frozenset({"GET", "HEAD", "PUT", "DELETE", "OPTIONS"})
 _RETRY_IDEMPOTENT = frozenset({408, 429, 500, 502, 503, 504})
 _RETRY_ANY_METHOD = frozenset({429, 503})
 
+MAX_RETRIES = 100  # max_retries and max_rate_limited_retries at most (see RetryPolicy)
+
 
 @dataclass(frozen=True, slots=True)
 class RetryPolicy:
@@ -31,6 +33,12 @@ class RetryPolicy:
     `max_retries`: a rate limit's refusal says the pace was too high, not that the
     request failed (the client's rate control slows down, and its retry budget bounds
     all retries). Unset, it is 0 when `max_retries` is 0 and at least 6 otherwise.
+
+    Both counts are at most `MAX_RETRIES` (100), else `ConfigurationError`: at the
+    default `max_delay` of 8 s, 100 retries already wait about 13 minutes for one call,
+    and a request refused 100 times in a row is not going to pass on the 101st; a
+    count of 10**9 is a mistake, which would keep one call retrying a dead server for
+    centuries. (The CLI's `--max-retries` has the same bound.)
     """
 
     max_retries: int = 2
@@ -48,8 +56,8 @@ class RetryPolicy:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int):
                 raise ConfigurationError(f"{name} must be an integer")
-            if value < 0:
-                raise ConfigurationError(f"{name} must not be negative")
+            if not 0 <= value <= MAX_RETRIES:
+                raise ConfigurationError(f"{name} must be between 0 and {MAX_RETRIES}")
         for name in ("initial_delay", "max_delay", "max_retry_after", "jitter"):
             value, most = getattr(self, name), 1 if name == "jitter" else int(LONGEST)
             if isinstance(value, bool) or not isinstance(value, int | float):

@@ -18,6 +18,7 @@ from edgedelivery_async import (
     __version__,
 )
 from edgedelivery_async._engine import USER_AGENT
+from edgedelivery_async._retry import MAX_RETRIES
 from edgedelivery_async._transport import AiohttpTransport, HttpxTransport
 
 from .conftest import BASE, KEY, REGISTRY, Recorder, mock_client
@@ -173,6 +174,14 @@ def test_invalid_with_options(options: dict[str, Any]) -> None:
         {"initial_delay": float("inf")},
         {"max_delay": float("inf")},
         {"max_retry_after": 2e9},
+        # counts: accepted before without a bound (10**9 retries of one call)
+        {"max_retries": 10**9},
+        {"max_retries": MAX_RETRIES + 1},
+        {"max_retries": -1},
+        {"max_retries": 2.0},
+        {"max_rate_limited_retries": 10**9},
+        {"max_rate_limited_retries": MAX_RETRIES + 1},
+        {"max_rate_limited_retries": -1},
     ],
 )
 def test_invalid_retry_policy(policy: dict[str, Any]) -> None:
@@ -180,10 +189,19 @@ def test_invalid_retry_policy(policy: dict[str, Any]) -> None:
         RetryPolicy(**policy)
 
 
-def test_the_backoff_of_a_thousand_retries_is_max_delay() -> None:
-    """(2.0 ** 1024 overflowed: a raw OverflowError at the 1,024th retry of one call.)"""
-    policy = RetryPolicy(max_retries=10**6, max_delay=3.0, jitter=0)
-    assert policy.delay(5000) == 3.0
+def test_the_most_retries_are_accepted_and_their_backoff_is_max_delay() -> None:
+    policy = RetryPolicy(
+        max_retries=MAX_RETRIES, max_rate_limited_retries=MAX_RETRIES, max_delay=3.0, jitter=0
+    )
+    assert policy.delay(MAX_RETRIES - 1) == 3.0
+    assert policy.delay(MAX_RETRIES) is None
+
+
+def test_the_client_refuses_an_unbounded_retry_count() -> None:
+    with pytest.raises(ConfigurationError, match="max_retries must be between 0 and 100"):
+        EdgeDeliveryClient(KEY, BASE, max_retries=10**9)
+    with pytest.raises(ConfigurationError, match="max_retries must be between 0 and 100"):
+        EdgeDeliveryClient(KEY, BASE).with_options(max_retries=MAX_RETRIES + 1)
 
 
 @pytest.mark.parametrize(("access_key", "base_url"), [(123, BASE), (KEY, 123), (b"key", BASE)])

@@ -15,13 +15,14 @@ from typing import Annotated
 
 import typer
 
+from .._retry import MAX_RETRIES
 from ._commands import CONTEXT_SETTINGS, Command, build_groups
 from ._demo import demo_command
 from ._dump import dump_command
 from ._options import Settings
 from ._output import INTERRUPTED, ClosedStdout, forget_said, said, say
 
-MOST_RETRIES = 100  # --max-retries at most
+MOST_RETRIES = MAX_RETRIES  # --max-retries at most, as RetryPolicy
 
 HELP = """The Edge Delivery Management API from the command line.
 
