@@ -9,6 +9,7 @@ from the document's examples.
 from __future__ import annotations
 
 import inspect
+import io
 import json
 import re
 from collections.abc import Callable
@@ -338,15 +339,13 @@ def test_every_option_of_a_command_has_a_name_of_its_own() -> None:
     assert "--body" in spelled  # the whole body, as on every command with one
 
 
-def test_a_text_or_binary_body_is_given_as_a_file(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    """An operation whose body is `application/octet-stream` or `text/plain` had no way to
-    give it (`missing 1 required positional argument: 'body'`): `--body FILE` (- for
-    stdin) now passes the file's bytes, or its UTF-8 text, as the method's whole body."""
-    import copy
+Calls = list[tuple[str, list[Any], dict[str, Any]]]
 
-    from typer.testing import CliRunner
+
+def raw_commands(monkeypatch: pytest.MonkeyPatch) -> tuple[typer.Typer, Calls]:
+    """The document with a binary body (`raw put-blob KEY`) and a text body (`raw
+    put-note`), as an app whose commands record their calls instead of sending."""
+    import copy
 
     from edgedelivery_async.cli import _commands
 
@@ -388,7 +387,7 @@ def test_a_text_or_binary_body_is_given_as_a_file(
         False,
     )
 
-    calls: list[tuple[str, list[Any], dict[str, Any]]] = []
+    calls: Calls = []
     monkeypatch.setattr(
         _commands,
         "call_operation",
@@ -396,6 +395,18 @@ def test_a_text_or_binary_body_is_given_as_a_file(
     )
     raw = typer.Typer()
     raw.add_typer(_commands.build_group(group, {}), name="raw")
+    return raw, calls
+
+
+def test_a_text_or_binary_body_is_given_as_a_file(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """An operation whose body is `application/octet-stream` or `text/plain` had no way to
+    give it (`missing 1 required positional argument: 'body'`): `--body FILE` (- for
+    stdin) now passes the file's bytes, or its UTF-8 text, as the method's whole body."""
+    from typer.testing import CliRunner
+
+    raw, calls = raw_commands(monkeypatch)
     runner = CliRunner()
     data = bytes(range(256))
     (tmp_path / "blob").write_bytes(data)
@@ -419,3 +430,48 @@ def test_a_text_or_binary_body_is_given_as_a_file(
     ran = runner.invoke(raw, ["raw", "put-note"])
     assert ran.exit_code == 0, ran.output
     assert calls.pop() == ("Raw_PutNote", [], {})
+
+
+def test_a_text_or_binary_body_file_is_read_up_to_the_cap(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A binary or text --body FILE was read whole, however big: now at most
+    `_output.MAX_INPUT` bytes (the SDK's 64 MiB reply cap) are read, and a bigger file
+    is a usage error (2) that names the cap; nothing is called."""
+    from typer.testing import CliRunner
+
+    from edgedelivery_async.cli import _output
+
+    raw, calls = raw_commands(monkeypatch)
+    monkeypatch.setattr(_output, "MAX_INPUT", 1000)
+    read_sizes: list[int] = []
+
+    class Counted(io.BufferedReader):  # how much of the file is read
+        def read(self, size: int | None = -1, /) -> bytes:
+            read_sizes.append(-1 if size is None else size)
+            return super().read(size)
+
+    real_open = open
+
+    def counted_open(path: Any, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
+        handle = real_open(path, mode, *args, **kwargs)
+        if mode == "rb" and str(path).startswith(str(tmp_path)):
+            return Counted(handle.detach())
+        return handle
+
+    monkeypatch.setattr("builtins.open", counted_open)
+    runner = CliRunner()
+    (tmp_path / "fits").write_bytes(b"x" * 1000)
+    (tmp_path / "big").write_bytes(b"x" * 100_000)
+    ran = runner.invoke(raw, ["raw", "put-blob", "k", "--body", str(tmp_path / "fits")])
+    assert ran.exit_code == 0, ran.output
+    assert calls.pop() == ("Raw_PutBlob", ["k", b"x" * 1000], {})
+    for command in (["put-blob", "k"], ["put-note"]):
+        read_sizes.clear()
+        ran = runner.invoke(raw, ["raw", *command, "--body", str(tmp_path / "big")])
+        assert ran.exit_code == 2, ran.output
+        assert "is over 1,000 bytes, the most the CLI reads" in plain(ran.output), ran.output
+        assert read_sizes == [1001]  # not the 100,000 bytes
+    ran = runner.invoke(raw, ["raw", "put-note", "--body", "-"], input=b"y" * 1001)
+    assert ran.exit_code == 2, ran.output
+    assert calls == []

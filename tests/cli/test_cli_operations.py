@@ -623,10 +623,10 @@ def test_a_json_file_option_is_utf_8_and_bounded(
     assert "cannot read" in plain(bad.err)
     big = tmp_path / "big.json"
     big.write_bytes(b" " * 1001)
-    monkeypatch.setattr(_output, "MAX_JSON_INPUT", 1000)
+    monkeypatch.setattr(_output, "MAX_INPUT", 1000)
     too_big = cli(*served.options, "compute", "add-variable", "5", "--body", str(big))
     assert too_big.code == 2, too_big.err
-    assert "holds more than" in plain(too_big.err)
+    assert "is over 1,000 bytes" in plain(too_big.err)
     assert served.fake.requests == []
 
 

@@ -31,6 +31,7 @@ import typer
 from typer.core import TyperCommand
 
 from . import _clicklib as click
+from . import _output
 from ._document import GroupSpec, Input, OperationSpec, groups
 from ._output import INTERRUPTED, print_json, read_bytes, read_json, read_text, say
 
@@ -403,12 +404,13 @@ class GeneratedCommand:
         print_json(result)
 
     def _read_body(self, path: str) -> Any:
-        """The --body file as the method takes it: JSON, UTF-8 text or raw bytes."""
+        """The --body file as the method takes it: JSON, UTF-8 text or raw bytes, of at
+        most `_output.MAX_INPUT` bytes."""
         kind = self.operation.body_kind
         if kind == "text":
-            return read_text(path, self.body_label, None)
+            return read_text(path, self.body_label, _output.MAX_INPUT)
         if kind == "binary":
-            return read_bytes(path, self.body_label, None)
+            return read_bytes(path, self.body_label, _output.MAX_INPUT)
         return read_json(path, self.body_label)
 
     def _value(self, item: Bound, value: Any) -> Any:

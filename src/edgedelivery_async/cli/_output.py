@@ -222,13 +222,21 @@ def error_record(error: Exception) -> dict[str, Any]:
     return {"type": type(error).__name__, "status": status, "message": str(error)}
 
 
-MAX_JSON_INPUT = 64 * 2**20  # bytes of a JSON option's file or stdin (the SDK's reply cap)
+#: Bytes of a file or stdin given to an option (`--body FILE`, JSON, text or binary) at
+#: most: the SDK's cap on a reply read into memory (`max_response_bytes`, 64 MiB).
+MAX_INPUT = 64 * 2**20
 
 
-def read_bytes(path: str, option: str, limit: int | None) -> bytes:
+def _size(count: int) -> str:
+    """A byte count as the messages say it: `64 MiB`, or `1,000 bytes`."""
+    return f"{count // 2**20} MiB" if count and count % 2**20 == 0 else f"{count:,} bytes"
+
+
+def read_bytes(path: str, option: str, limit: int) -> bytes:
     """The bytes of a file, or of stdin for `-`; a usage error when unreadable (stdin
-    closed, more than `limit` bytes when there is a limit)."""
-    size = -1 if limit is None else limit + 1
+    closed, more than `limit` bytes). At most `limit + 1` bytes are read, so a file of
+    10 GB is refused without being read."""
+    size = limit + 1
     try:
         if path == "-":
             if sys.stdin is None:
@@ -243,13 +251,13 @@ def read_bytes(path: str, option: str, limit: int | None) -> bytes:
                 data = handle.read(size)
     except OSError as exc:
         raise typer.BadParameter(f"cannot read {path!r}: {exc}", param_hint=option) from None
-    if limit is not None and len(data) > limit:
-        message = f"{path!r} holds more than {limit // 2**20} MiB"
+    if len(data) > limit:
+        message = f"{path!r} is over {_size(limit)}, the most the CLI reads"
         raise typer.BadParameter(message, param_hint=option)
     return data
 
 
-def read_text(path: str, option: str, limit: int | None) -> str:
+def read_text(path: str, option: str, limit: int) -> str:
     """The UTF-8 text of a file, or of stdin for `-`; a usage error when unreadable
     (as `read_bytes`, and bytes that are not UTF-8)."""
     data = read_bytes(path, option, limit)
@@ -261,8 +269,8 @@ def read_text(path: str, option: str, limit: int | None) -> str:
 
 def read_json(path: str, option: str) -> Any:
     """The JSON in a file, or in stdin for `-`, as UTF-8; a usage error when unreadable
-    (stdin closed, bytes that are not UTF-8, more than `MAX_JSON_INPUT` bytes)."""
-    text = read_text(path, option, MAX_JSON_INPUT)
+    (stdin closed, bytes that are not UTF-8, more than `MAX_INPUT` bytes)."""
+    text = read_text(path, option, MAX_INPUT)
     try:
         return json.loads(text)
     except ValueError as exc:
