@@ -66,3 +66,33 @@ def test_a_command_that_runs_imports_the_sdk() -> None:
     assert code == 2  # the base URL is refused, after the client module was loaded
     assert "edgedelivery_async._client" in modules
     assert "aiohttp" in modules
+
+
+# Runs the installed script with Ctrl-C (KeyboardInterrupt) raised where `argv[2]` loads.
+INTERRUPT_SCRIPT = """
+import runpy, sys
+script, where = sys.argv[1:3]
+class Interrupt:
+    def find_spec(self, name, path=None, target=None):
+        if name == where:
+            raise KeyboardInterrupt
+        return None
+sys.meta_path.insert(0, Interrupt())
+sys.argv = [script, "--help"]
+runpy.run_path(script, run_name="__main__")
+"""
+
+
+@pytest.mark.parametrize(
+    "where",
+    ["edgedelivery_async", "edgedelivery_async._logging", "edgedelivery_async.cli._app"],
+)
+def test_ctrl_c_while_the_console_script_loads_says_interrupted(where: str) -> None:
+    """The script for `edgedelivery_async.cli:main` imported the SDK package before any
+    of the CLI's code ran: Ctrl-C then printed a traceback. The entry point is now the
+    top-level `edgedelivery_async_cli`, which imports the package inside its handling."""
+    done = subprocess.run(
+        [sys.executable, "-c", INTERRUPT_SCRIPT, console_script(), where],
+        env=subprocess_env(), capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert (done.returncode, done.stderr, done.stdout) == (130, "interrupted\n", "")

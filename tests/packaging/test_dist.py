@@ -54,6 +54,7 @@ SDIST_NEEDS = (
     "tools/node/package-lock.json",
     "openapi/edge-delivery-1.0.0.yaml",
     "src/edgedelivery_async_pytest.py",
+    "src/edgedelivery_async_cli.py",
 )
 SDIST_DIRS = ("benchmarks/", "codegen/", "examples/", "generated/", "src/", "tests/")
 
@@ -114,6 +115,9 @@ def test_wheel_metadata_license_and_plugin_module(dists: tuple[Path, Path]) -> N
     # The pytest plugin is a top-level module, so loading it imports nothing of the package.
     assert "edgedelivery = edgedelivery_async_pytest" in entry_points
     assert "edgedelivery_async_pytest.py" in names
+    # So is the console script's, so Ctrl-C while the package loads is handled.
+    assert "edgedelivery = edgedelivery_async_cli:main" in entry_points
+    assert "edgedelivery_async_cli.py" in names
     assert "edgedelivery_async/__init__.py" in names
     assert "edgedelivery_openapi/__init__.py" in names
 

@@ -1,7 +1,9 @@
 """The `edgedelivery` command line: one subcommand per operation, `shield dump`, `demo`.
 
 Install it with the `cli` extra (`pip install 'edgedelivery-async[cli]'`); it needs
-typer and rich, which the SDK itself does not. `main()` is the console script.
+typer and rich, which the SDK itself does not. `main()` runs the command line; the
+console script calls it through the top-level module `edgedelivery_async_cli`, which
+imports this package inside its own Ctrl-C handling.
 """
 
 from __future__ import annotations

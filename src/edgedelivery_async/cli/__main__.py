@@ -1,4 +1,6 @@
-"""`python -m edgedelivery_async.cli`, the same as the `edgedelivery` console script."""
+"""`python -m edgedelivery_async.cli`, the same as the `edgedelivery` console script
+(but Python imports the SDK package before this runs, so a Ctrl-C in that moment is
+Python's traceback; `python -m edgedelivery_async_cli` handles it as the script does)."""
 
 import sys
 
