@@ -127,6 +127,29 @@ async def test_a_hard_cap_paces_from_the_first_request() -> None:
     assert controller.rate == 50
 
 
+async def test_a_callers_deadline_ends_a_call_waiting_for_its_turn_and_frees_no_place() -> None:
+    """A call's `Timeout` is per attempt; the wait for a paced turn is outside it (README,
+    Retries and timeouts), so a caller bounds a whole call with `asyncio.timeout`. The
+    call then ends with the caller's TimeoutError, and its place in the queue is given
+    back: the next call goes at its turn, and nothing stays counted in flight."""
+    fake = FakeEdgeDelivery()
+    fake.seed_pull_zones(1)
+    capped = RateControl(adaptive=False, max_rate=4)
+    async with (
+        fake.serve() as url,
+        EdgeDeliveryClient(fake.access_key, url, rate_control=capped) as client,
+    ):
+        await client.shield.get_zone_by_pull_zone(1)  # the first goes at once
+        with pytest.raises(TimeoutError):
+            async with asyncio.timeout(0.05):  # its turn is 0.25 s away
+                await client.shield.get_zone_by_pull_zone(1)
+        assert await client.shield.get_zone_by_pull_zone(1) is not None
+        controller = client.rate_controller
+        assert controller.rate == 4
+        assert not controller._waiters
+        assert controller._in_flight == 0
+
+
 @pytest.mark.parametrize("adaptive", [False, True], ids=["fixed pace", "slow start"])
 def test_a_second_event_loop_is_paced_too(adaptive: bool) -> None:
     """A loop that ended with a request waiting (its timer armed, or its window full)
