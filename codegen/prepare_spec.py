@@ -77,8 +77,9 @@ def _resolve(spec: dict[str, Any], node: Any) -> Any:
 
 def path_level_parameters(spec: dict[str, Any]) -> list[str]:
     """Parameters declared on a path item belong to each of its operations (unless the
-    operation declares one of the same name and place): every reader then finds an
-    operation's parameters on the operation."""
+    operation declares one of the same name and place; the runtime's rule,
+    `_schema.operation_parameters`, by which the fake reads any document): every reader
+    then finds an operation's parameters on the operation."""
     done = []
     for path, item in spec.get("paths", {}).items():
         shared = item.pop("parameters", None)
@@ -87,18 +88,16 @@ def path_level_parameters(spec: dict[str, Any]) -> list[str]:
         for method, op in item.items():
             if method not in METHODS or not isinstance(op, dict):
                 continue
-            own = {_key(spec, p) for p in op.get("parameters", [])}
-            added = [copy.deepcopy(p) for p in shared if _key(spec, p) not in own]
+            merged = _runtime_schema().operation_parameters(
+                {"parameters": shared}, op, lambda p: _resolve(spec, p)
+            )
+            own = op.get("parameters") or []
+            added = copy.deepcopy(merged[: len(merged) - len(own)])  # (the path's come first)
             if added:
-                op["parameters"] = [*added, *op.get("parameters", [])]
+                op["parameters"] = [*added, *own]
                 where = _where(method.upper(), path, op)
                 done.append(f"{where}: the path's parameters are the operation's")
     return done
-
-
-def _key(spec: dict[str, Any], parameter: Any) -> tuple[Any, Any]:
-    resolved = _resolve(spec, parameter)
-    return resolved.get("in"), resolved.get("name")
 
 
 def missing_operation_ids(spec: dict[str, Any]) -> list[str]:

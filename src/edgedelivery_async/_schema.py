@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from ._media import is_json, json_media, request_media
 
 if TYPE_CHECKING:  # imported by the first validation: reading never needs them
-    from collections.abc import Callable
+    from collections.abc import Callable, Mapping
 
     import jsonschema
     import referencing
@@ -106,7 +106,7 @@ def operations() -> dict[str, Operation]:
         for method, op in item.items():
             if method not in _METHODS:
                 continue
-            params = [deref(p) for p in op.get("parameters", [])]
+            params = [deref(p) for p in operation_parameters(item, op, deref)]
             security = op.get("security", spec().get("security", []))
             request_body = deref(op.get("requestBody", {}))
             content = request_body.get("content", {})
@@ -316,6 +316,27 @@ def deref(node: dict[str, Any], document: dict[str, Any] | None = None) -> dict[
             target = target[part]
         node = target
     return node
+
+
+def operation_parameters(
+    item: Mapping[str, Any], op: Mapping[str, Any], resolve: Callable[[Any], Any]
+) -> list[Any]:
+    """An operation's parameters as OpenAPI defines them, as written (`$ref`s kept): those
+    of its path item, which apply to every operation under it, less any the operation
+    declares again by the same name and place (its own overrides), then its own. `resolve`
+    reads a `$ref`. The one rule of the client's reading, the fake's reading of any
+    document and the generator's repair (codegen/prepare_spec.py) that moves them."""
+    own = list(op.get("parameters") or [])
+    shared = item.get("parameters") or []
+    if not shared:
+        return own
+    declared = {_place(resolve(p)) for p in own}
+    return [*(p for p in shared if _place(resolve(p)) not in declared), *own]
+
+
+def _place(parameter: Mapping[str, Any]) -> tuple[Any, Any]:
+    """What tells parameters apart (OpenAPI: a unique parameter is its name and location)."""
+    return parameter.get("in"), parameter.get("name")
 
 
 def path_parameter(

@@ -198,10 +198,17 @@ def test_accept_content_type_and_authorization_header_parameters_are_dropped() -
 
 def test_path_level_parameters_move_onto_each_operation() -> None:
     shared = {"name": "id", "in": "path", "required": True, "schema": {"type": "integer"}}
-    item = {"parameters": [shared], "get": {"operationId": "A_Get", "responses": OK}}
+    query = {"name": "q", "in": "query", "required": True, "schema": {"type": "string"}}
+    own = {"name": "q", "in": "query", "schema": {"type": "integer"}}
+    item = {
+        "parameters": [shared, query],
+        "get": {"operationId": "A_Get", "responses": OK},
+        "put": {"operationId": "A_Put", "parameters": [own], "responses": OK},
+    }
     repaired, _ = prepare_spec.repair(_document({"/a/{id}": item}))
     assert "parameters" not in repaired["paths"]["/a/{id}"]
-    assert repaired["paths"]["/a/{id}"]["get"]["parameters"] == [shared]
+    assert repaired["paths"]["/a/{id}"]["get"]["parameters"] == [shared, query]
+    assert repaired["paths"]["/a/{id}"]["put"]["parameters"] == [shared, own]  # its own wins
 
 
 def test_the_shipped_document_needs_no_repair() -> None:

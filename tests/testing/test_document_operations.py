@@ -688,6 +688,73 @@ async def test_cookie_parameters_are_read_from_the_cookie_header_and_validated()
             assert response.status_code == 204, (cookie, response.text)
 
 
+def path_item_document() -> dict[str, Any]:
+    """A fragment: `/things/{id}` declares on its path item a required integer path
+    parameter and a required enum query parameter; its GET takes both as they are, its PUT
+    declares `mode` again (an optional integer), which overrides the path item's."""
+    shared = [
+        {"name": "id", "in": "path", "required": True, "schema": INTEGER_FROM_1},
+        {"name": "mode", "in": "query", "required": True, "schema": {"enum": ["a", "b"]}},
+    ]
+    done = {"204": {"description": "done"}}
+    return {
+        "openapi": "3.0.3",
+        "info": {"title": "fragment", "version": "1"},
+        "paths": {
+            "/things/{id}": {
+                "parameters": shared,
+                "get": {"operationId": "Thing_Get", "responses": done},
+                "put": {
+                    "operationId": "Thing_Put",
+                    "parameters": [{"name": "mode", "in": "query", "schema": INTEGER}],
+                    "responses": done,
+                },
+            }
+        },
+    }
+
+
+async def test_path_item_parameters_apply_to_each_operation(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Parameters declared on a path item (shared by its operations) were ignored by the
+    fake over a document given to it: no path or query parameter of it was validated or
+    typed. Now an operation's parameters are OpenAPI's (`_schema.operation_parameters`, the
+    rule the generator's repair uses too): the path item's, overridden by the operation's
+    own of the same name and place."""
+    seen: list[tuple[str, dict[str, Any]]] = []
+
+    def handler(app: _app.FakeApp, match: _app.Match, body: Any) -> Any:
+        seen.append((match.route.operation_id, match.params))
+        return _app.r.empty_reply(204)
+
+    monkeypatch.setattr(_app, "HANDLERS", {"Thing_Get": handler, "Thing_Put": handler})
+    fake = FakeEdgeDelivery(KEY, document=path_item_document())
+    get = fake.router.route_for("Thing_Get").operation
+    assert [p.name for p in get.path_params] == ["id"]
+    assert [(p.name, p.required) for p in get.query_params] == [("mode", True)]
+    async with httpx.AsyncClient(transport=fake, base_url="https://fake.test") as http:
+        for method, url in (
+            ("GET", "/things/x?mode=a"),
+            ("GET", "/things/0?mode=a"),
+            ("GET", "/things/1"),
+            ("GET", "/things/1?mode=c"),
+            ("PUT", "/things/x"),
+            ("PUT", "/things/1?mode=a"),
+        ):
+            response = await http.request(method, url, headers=AUTH)
+            assert response.status_code == 400, (method, url)
+        assert seen == []
+        for method, url, params in (
+            ("GET", "/things/2?mode=b", {"id": 2, "mode": "b"}),
+            ("PUT", "/things/3", {"id": 3}),
+            ("PUT", "/things/3?mode=4", {"id": 3, "mode": 4}),
+        ):
+            response = await http.request(method, url, headers=AUTH)
+            assert response.status_code == 204, (method, url, response.text)
+            assert seen.pop() == (f"Thing_{method.capitalize()}", params)
+
+
 def header_document() -> dict[str, Any]:
     """EXTENDED with `GET /added/count`: a required integer header, an optional enum one, an
     array one, and headers that are no parameters (Accept, Content-Type, Authorization: OpenAPI

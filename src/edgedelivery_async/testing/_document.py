@@ -124,7 +124,7 @@ def read_operations(
         for method, op in item.items():
             if method not in METHODS:
                 continue
-            params = [resolve(p) for p in op.get("parameters", [])]
+            params = [resolve(p) for p in _schema.operation_parameters(item, op, resolve)]
             security = op.get("security", spec.get("security", []))
             request_body = resolve(op.get("requestBody", {}))
             content = request_body.get("content", {})

@@ -167,7 +167,6 @@ class Router:
         template = operation.path.split("/")
         names = [name for segment in template for name in _PARAM_RE.findall(segment)]
         content = self.document.deref(raw.get("requestBody", {})).get("content", {})
-        parameters = [self.document.deref(p) for p in raw.get("parameters", [])]
         return Route(
             operation=operation,
             segments=tuple(_segment(s) for s in template),
@@ -178,11 +177,7 @@ class Router:
                 str(key): bool(self.document.deref(value).get("content"))
                 for key, value in raw.get("responses", {}).items()
             },
-            styles={
-                str(p["name"]): str(p.get("style", "form"))
-                for p in parameters
-                if p.get("in") == "query"
-            },
+            styles={p.name: p.style for p in operation.query_params},
         )
 
 
