@@ -651,24 +651,7 @@ async def test_cookie_parameters_are_read_from_the_cookie_header_and_validated()
     """A cookie parameter stopped regeneration; the fake now reads the `Cookie` header as a
     server does: a required cookie missing, or one of the wrong type, is a 400 naming it;
     cookies the operation does not declare are ignored."""
-    document = copy.deepcopy(EXTENDED)
-    document["paths"]["/added/session"] = {
-        "get": {
-            "operationId": "AddedSession_Get",
-            "tags": ["Added"],
-            "parameters": [
-                {"name": "session", "in": "cookie", "required": True, "schema": {"type": "string"}},
-                {"name": "n", "in": "cookie", "schema": {"type": "integer", "minimum": 1}},
-            ],
-            "responses": {
-                "204": {"description": "done"},
-                "default": document["paths"]["/added/pullzone/{id}/statistics"]["get"]["responses"][
-                    "default"
-                ],
-            },
-        }
-    }
-    fake = FakeEdgeDelivery(KEY, document=document)
+    fake = FakeEdgeDelivery(KEY, document=cookie_document())
     async with httpx.AsyncClient(transport=fake, base_url="https://fake.test") as http:
         for cookie, field in (
             (None, "session"),
@@ -686,6 +669,68 @@ async def test_cookie_parameters_are_read_from_the_cookie_header_and_validated()
         for cookie in ("session=abc", "other=1; session=abc;n=3"):
             response = await http.get("/added/session", headers={**AUTH, "Cookie": cookie})
             assert response.status_code == 204, (cookie, response.text)
+
+
+def cookie_document() -> dict[str, Any]:
+    """EXTENDED with `GET /added/session`: a required string cookie, an optional integer one
+    with a default, an array one."""
+    document = copy.deepcopy(EXTENDED)
+    document["paths"]["/added/session"] = {
+        "get": {
+            "operationId": "AddedSession_Get",
+            "tags": ["Added"],
+            "parameters": [
+                {"name": "session", "in": "cookie", "required": True, "schema": {"type": "string"}},
+                {"name": "n", "in": "cookie", "schema": {**INTEGER_FROM_1, "default": 5}},
+                {"name": "ids", "in": "cookie", "schema": {"type": "array", "items": INTEGER}},
+            ],
+            "responses": {
+                "204": {"description": "done"},
+                "default": document["paths"]["/added/pullzone/{id}/statistics"]["get"]["responses"][
+                    "default"
+                ],
+            },
+        }
+    }
+    return document
+
+
+async def test_cookie_parameters_are_typed_defaulted_and_reach_the_handler(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Cookie parameters were validated only: a default was not filled in and a stateful
+    handler never saw their values, where header and query parameters get both. Now they
+    are read by the header parameters' one code path: typed, defaulted, passed on."""
+    seen: list[dict[str, Any]] = []
+
+    def handler(app: _app.FakeApp, match: _app.Match, body: Any) -> Any:
+        seen.append(match.params)
+        return _app.r.empty_reply(204)
+
+    monkeypatch.setattr(_app, "HANDLERS", {"AddedSession_Get": handler})
+    fake = FakeEdgeDelivery(KEY, document=cookie_document())
+    async with httpx.AsyncClient(transport=fake, base_url="https://fake.test") as http:
+        for cookie, params in (
+            ("session=abc", {"session": "abc", "n": 5}),
+            ("other=1; session=abc;n=3", {"session": "abc", "n": 3}),
+            ("session=abc; ids=4,5", {"session": "abc", "n": 5, "ids": [4, 5]}),
+        ):
+            response = await http.get("/added/session", headers={**AUTH, "Cookie": cookie})
+            assert response.status_code == 204, (cookie, response.text)
+            assert seen.pop() == params
+
+
+def test_cookie_parameters_the_sdk_sends_are_read_back_as_given() -> None:
+    """`_requests.encode_cookies` and the fake's `cookie_params` agree: the same values."""
+    from edgedelivery_async._requests import encode_cookies
+
+    fake = FakeEdgeDelivery(KEY, document=cookie_document())
+    route = fake.router.route_for("AddedSession_Get")
+    values = {"session": "abc", "n": 7, "ids": [9]}
+    problems: list[_schema.Problem] = []
+    cookie = encode_cookies(route.operation.cookie_params, values, problems)
+    assert (problems, cookie) == ([], "session=abc; n=7; ids=9")
+    assert _inputs.cookie_params(route, cookie, fake.router.document) == values
 
 
 def path_item_document() -> dict[str, Any]:

@@ -136,7 +136,7 @@ class FakeApp:
             params = _inputs.path_params(match, self.document)
             query = _inputs.query_params(route, raw_path, self.document)
             given = _inputs.header_params(route, headers, self.document)
-            _inputs.cookie_params(route, headers.get("cookie"), self.document)
+            cookies = _inputs.cookie_params(route, headers.get("cookie"), self.document)
             payload = _inputs.json_body(route, headers.get("content-type"), body, self.document)
         except BadRequest as bad:
             return self._bad_request(route, bad, raw_path)
@@ -146,7 +146,7 @@ class FakeApp:
             rule = route.operation.pagination
             return reply if rule is None else _one_page(reply, rule, query)
         try:
-            return handler(self, Match(route, {**given, **query, **params}), payload)
+            return handler(self, Match(route, {**cookies, **given, **query, **params}), payload)
         except NotFound as missing:
             return self.error(route, 404, str(missing), raw_path, key="resource.not_found")
         except Conflict as conflict:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import parse_qsl
 
@@ -166,55 +166,48 @@ def _typed_list(
 
 
 def cookie_params(route: Route, header: str | None, document: Document) -> dict[str, Any]:
-    """The cookie parameters of the `Cookie` header (`a=1; b=x`), typed and validated: a
-    required one missing, or a value of the wrong type, is a 400. Cookies the operation does
-    not declare are ignored, as a server does."""
-    declared = route.operation.cookie_params
-    if not declared:
-        return {}
+    """The cookie parameters of the `Cookie` header (`a=1; b=x`), read, typed, validated and
+    defaulted as header parameters are (`_simple_params`): the value of each is written as
+    `_requests.encode_cookies` sends it. Cookies the operation does not declare are
+    ignored, as a server does."""
     received: dict[str, str] = {}
     for pair in (header or "").split(";"):
         name, equals, value = pair.strip().partition("=")
         if equals and name not in received:
             received[name] = value
+    declared = route.operation.cookie_params
+    return _simple_params(declared, received.get, "cookie", document)
+
+
+def header_params(route: Route, headers: Mapping[str, str], document: Document) -> dict[str, Any]:
+    """The header parameters, read as `_requests.encode_headers` sends them; `headers` has
+    lower-case names, as a header's name is matched in any case. Headers the operation does
+    not declare are ignored, as a server does."""
+    declared = tuple(
+        p for p in route.operation.header_params if p.name.lower() not in _NOT_HEADER_PARAMETERS
+    )
+    return _simple_params(declared, lambda name: headers.get(name.lower()), "header", document)
+
+
+def _simple_params(
+    declared: tuple[_schema.Parameter, ...],
+    given: Callable[[str], str | None],
+    where: str,
+    document: Document,
+) -> dict[str, Any]:
+    """Header or cookie parameters (`where`), each value in the simple style the SDK sends
+    both in (`_requests._given`: an array's items, an object's `k,v` or exploded `k=v`
+    pairs, joined by commas), typed and validated against its schema, defaults filled in as
+    for query parameters. A required one missing, or a value of the wrong type, is a 400
+    naming it (`request.invalid_header`, `request.invalid_cookie`)."""
     problems: list[_schema.Problem] = []
     values: dict[str, Any] = {}
     for parameter in declared:
         schema = document.deref(parameter.schema)
-        raw = received.get(parameter.name)
+        raw = given(parameter.name)
         if raw is None:
             if parameter.required:
-                problems.append(_schema.Problem(parameter.name, "a required cookie parameter"))
-            continue
-        typed: Any
-        if schema.get("type") == "array":
-            found, typed = _typed_list(parameter.name, raw.split(","), schema, document)
-        else:
-            found, typed = _typed(parameter.name, raw, schema, document)
-        problems += found
-        if not found:
-            values[parameter.name] = typed
-    if problems:
-        raise BadRequest(problems[:MAX_ERRORS], key="request.invalid_cookie")
-    return values
-
-
-def header_params(route: Route, headers: Mapping[str, str], document: Document) -> dict[str, Any]:
-    """The header parameters, typed and validated, read as `_requests.encode_headers` sends
-    them (simple style: an array's items, an object's `k,v` or exploded `k=v` pairs, joined
-    by commas); `headers` has lower-case names, as a header's name is matched in any case.
-    A required one missing, or a value of the wrong type, is a 400 naming it; headers the
-    operation does not declare are ignored, as a server does."""
-    problems: list[_schema.Problem] = []
-    values: dict[str, Any] = {}
-    for parameter in route.operation.header_params:
-        if parameter.name.lower() in _NOT_HEADER_PARAMETERS:
-            continue
-        schema = document.deref(parameter.schema)
-        raw = headers.get(parameter.name.lower())
-        if raw is None:
-            if parameter.required:
-                problems.append(_schema.Problem(parameter.name, "a required header parameter"))
+                problems.append(_schema.Problem(parameter.name, f"a required {where} parameter"))
             elif "default" in schema:
                 values[parameter.name] = schema["default"]
             continue
@@ -224,7 +217,7 @@ def header_params(route: Route, headers: Mapping[str, str], document: Document) 
         if schema.get("type") == "array":
             found, typed = _typed_list(parameter.name, items, schema, document)
         elif schema.get("type") == "object":
-            members = _header_members(parameter, items)
+            members = _simple_members(parameter, items)
             if members is None:
                 problems.append(_schema.Problem(parameter.name, "not name,value pairs"))
                 continue
@@ -235,13 +228,13 @@ def header_params(route: Route, headers: Mapping[str, str], document: Document) 
         if not found:
             values[parameter.name] = typed
     if problems:
-        raise BadRequest(problems[:MAX_ERRORS], key="request.invalid_header")
+        raise BadRequest(problems[:MAX_ERRORS], key=f"request.invalid_{where}")
     return values
 
 
-def _header_members(parameter: _schema.Parameter, items: list[str]) -> dict[str, str] | None:
-    """An object header parameter's members (simple style: `k,v,k2,v2`, or `k=v,k2=v2`
-    exploded), or None when they are not pairs given once each."""
+def _simple_members(parameter: _schema.Parameter, items: list[str]) -> dict[str, str] | None:
+    """An object header or cookie parameter's members (simple style: `k,v,k2,v2`, or
+    `k=v,k2=v2` exploded), or None when they are not pairs given once each."""
     if parameter.explode:
         pairs = [item.partition("=") for item in items]
         if not all(equals for _, equals, _ in pairs):
