@@ -224,7 +224,10 @@ IGNORED_HEADERS = frozenset({"accept", "content-type", "authorization"})
 def ignored_header_parameters(spec: dict[str, Any]) -> list[str]:
     """A header parameter named `Accept`, `Content-Type` or `Authorization` (in any case) is
     dropped: OpenAPI says its definition SHALL be ignored, and as an argument its value was
-    silently replaced on the wire by the SDK's own header."""
+    silently replaced on the wire by the SDK's own header. So is one named as the header of
+    an apiKey security scheme of the document (`AccessKey`): the runtime sends the client's
+    key in it (`_http.headers_with_key`), which replaced the argument's value as silently."""
+    keys = _api_key_headers(spec)
     done = []
     for method, path, op in _items(spec):
         parameters = op.get("parameters")
@@ -234,19 +237,39 @@ def ignored_header_parameters(spec: dict[str, Any]) -> list[str]:
         for raw in parameters:
             parameter = _resolve(spec, raw)
             name = parameter.get("name")
-            if (
-                parameter.get("in") == "header"
-                and isinstance(name, str)
-                and name.lower() in IGNORED_HEADERS
-            ):
+            if parameter.get("in") != "header" or not isinstance(name, str):
+                kept.append(raw)
+            elif name.lower() in IGNORED_HEADERS:
                 done.append(
                     f"{_where(method, path, op)}: header parameter {name!r} is ignored, as"
                     " OpenAPI says (the SDK sends that header itself); dropped"
                 )
-                continue
-            kept.append(raw)
+            elif name.lower() in keys:
+                done.append(
+                    f"{_where(method, path, op)}: header parameter {name!r} is the API key of"
+                    f" security scheme {keys[name.lower()]!r} (the SDK sends it from the"
+                    " client's access key); dropped"
+                )
+            else:
+                kept.append(raw)
         op["parameters"] = kept
     return done
+
+
+def _api_key_headers(spec: dict[str, Any]) -> dict[str, str]:
+    """The header names (lower case) of the document's apiKey security schemes, each with
+    its scheme's name."""
+    schemes = spec.get("components", {}).get("securitySchemes") or {}
+    found: dict[str, str] = {}
+    for scheme_name, raw in schemes.items():
+        scheme = _resolve(spec, raw)
+        if not isinstance(scheme, dict):
+            continue
+        name = scheme.get("name")
+        in_header = scheme.get("type") == "apiKey" and scheme.get("in") == "header"
+        if in_header and isinstance(name, str):
+            found.setdefault(name.lower(), str(scheme_name))
+    return found
 
 
 def _runtime_schema() -> Any:

@@ -196,6 +196,67 @@ def test_accept_content_type_and_authorization_header_parameters_are_dropped() -
     ]
 
 
+def test_the_api_key_header_parameter_is_dropped() -> None:
+    """A header parameter named as an apiKey security scheme's header (read from the
+    document: here `X-Api-Key`, in any case, `$ref`'d too) was a method argument whose value
+    the runtime's own key header (`_http.headers_with_key`) silently replaced. It is dropped
+    with a repair line naming the scheme; other headers, and a query parameter of that name,
+    are kept."""
+    text = {"type": "string"}
+    other = {"name": "X-Tags", "in": "header", "schema": text}
+    query = {"name": "X-Api-Key", "in": "query", "schema": text}
+    operation = {
+        "operationId": "Audit_Get",
+        "parameters": [
+            {"name": "x-api-key", "in": "header", "required": True, "schema": text},
+            other,
+            query,
+        ],
+        "responses": OK,
+    }
+    document = _document(
+        {"/audit": {"get": operation, "put": {"operationId": "Audit_Put", "responses": OK}}}
+    )
+    document["paths"]["/audit"]["put"]["parameters"] = [{"$ref": "#/components/parameters/Key"}]
+    document["components"]["parameters"] = {
+        "Key": {"name": "X-API-KEY", "in": "header", "schema": text}
+    }
+    document["components"]["securitySchemes"] = {
+        "Key": {"type": "apiKey", "in": "header", "name": "X-Api-Key"},
+        "Bearer": {"type": "http", "scheme": "bearer"},
+        "Cookie": {"type": "apiKey", "in": "cookie", "name": "X-Tags"},
+    }
+    repaired, done = prepare_spec.repair(document)
+    assert repaired["paths"]["/audit"]["get"]["parameters"] == [other, query]
+    assert repaired["paths"]["/audit"]["put"]["parameters"] == []
+    assert done == [
+        f"{where}: header parameter {name!r} is the API key of security scheme 'Key' (the SDK"
+        " sends it from the client's access key); dropped"
+        for where, name in (
+            ("GET /audit (Audit_Get)", "x-api-key"),
+            ("PUT /audit (Audit_Put)", "X-API-KEY"),
+        )
+    ]
+    assert len(operation["parameters"]) == 3  # the input is not changed
+    from .test_naming import emit_sdk
+
+    methods = emit_sdk.Emitter(repaired, set()).resources()[0].methods
+    assert [method.signature for method in methods] == [
+        ["*", "x_api_key: str | None | Unset = UNSET", "x_tags: str | None | Unset = UNSET"],
+        [],
+    ]
+
+
+def test_the_shipped_documents_key_header_is_its_security_schemes() -> None:
+    """The rule reads the header's name from the document: the shipped one's is the header
+    the runtime sends the key in."""
+    from edgedelivery_async._http import ACCESS_KEY_HEADER
+
+    text = (ROOT / "openapi/edge-delivery-1.0.0.yaml").read_text("utf-8")
+    document = yaml.load(text, Loader=yaml.CSafeLoader)
+    assert ACCESS_KEY_HEADER.lower() in prepare_spec._api_key_headers(document)
+
+
 def test_path_level_parameters_move_onto_each_operation() -> None:
     shared = {"name": "id", "in": "path", "required": True, "schema": {"type": "integer"}}
     query = {"name": "q", "in": "query", "required": True, "schema": {"type": "string"}}
