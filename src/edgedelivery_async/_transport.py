@@ -250,6 +250,9 @@ def not_a_status(request: RawRequest, status: int) -> APIConnectionError:
     return APIConnectionError(message, method=request.method, path=request.path, request_sent=True)
 
 
+# The methods aiohttp sends once more when a pooled connection turns out closed.
+_RESENT_BY_AIOHTTP = frozenset(("GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"))
+
 # How aiohttp's parser words a reply past `max_headers` or `max_field_size`.
 _AIOHTTP_HEAD_LIMITS = ("Too many headers", "Got more than")
 
@@ -708,6 +711,12 @@ class AiohttpTransport:
         started = time.monotonic()
         watch = watchdog.watch(timeout)
         try:
+            if request.method not in _RESENT_BY_AIOHTTP:
+                # Let the loop read what has arrived first: a server's close of a pooled
+                # connection, sent just after its last reply, then keeps aiohttp from
+                # taking that connection (and failing to write to it), which a POST would
+                # not survive. aiohttp itself resends the other methods on such a failure.
+                await asyncio.sleep(0)
             async with session.request(
                 request.method,
                 yarl_url(request.url, self._origins),
