@@ -38,7 +38,10 @@ _looked = False
 def loads(content: bytes) -> Any:
     """`content` parsed as JSON, exactly as `json.loads` would (raises `ValueError`, and
     `TooDeep` past `MAX_DEPTH` levels)."""
-    value = _loads(content)
+    try:
+        value = _loads(content)
+    except RecursionError:  # the standard library's parser, nested past the stack's depth
+        raise TooDeep(f"nested more than {MAX_DEPTH} levels deep") from None
     # Fewer brackets than the cap cannot nest past it (a count in C: no walk at all).
     if content.count(b"[") + content.count(b"{") > MAX_DEPTH and _deeper(value, MAX_DEPTH):
         raise TooDeep(f"nested more than {MAX_DEPTH} levels deep")

@@ -9,7 +9,7 @@ import json
 import pytest
 from aiohttp import web
 
-from edgedelivery_async import APIResponseValidationError
+from edgedelivery_async import APIResponseValidationError, _json
 from edgedelivery_async._json import MAX_DEPTH
 
 from .loopback import EVERY_TRANSPORT, REGISTRY, loopback_server, open_client
@@ -52,3 +52,14 @@ async def test_a_reply_at_the_cap_is_read(name: str) -> None:
         async with open_client(name, KEY, server.base_url, max_retries=0) as client:
             registry = await client.registries.get(31)
             assert registry.id == 31
+
+
+def test_without_orjson_a_reply_past_the_stack_is_too_deep(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without the `speed` extra the standard library parses, and a reply nested past
+    Python's stack raised RecursionError there, which the engine reported as "the reply
+    is not JSON" (found by running the suite at the lowest versions, without orjson)."""
+    monkeypatch.setattr(_json, "_fast", None)
+    monkeypatch.setattr(_json, "_looked", True)
+    with pytest.raises(_json.TooDeep, match=f"nested more than {MAX_DEPTH} levels deep"):
+        _json.loads(b"[" * 100_000 + b"]" * 100_000)
+    assert _json.loads(b"[" * MAX_DEPTH + b"]" * MAX_DEPTH) is not None
