@@ -146,9 +146,7 @@ class Engine:
             event = None
             if hooks.on_request or hooks.on_response or hooks.on_retry:
                 try:
-                    event = await self._request_hooks(
-                        request, hooks, operation_id, retries, redirects > 0
-                    )
+                    event = await self._request_hooks(request, hooks, operation_id, retries)
                 except BaseException:
                     rate.landed()  # admitted, never sent
                     raise
@@ -244,17 +242,14 @@ class Engine:
         hooks: Hooks,
         operation_id: str | None,
         attempt: int,
-        redirected: bool,
     ) -> RequestEvent:
         """Run the request hooks; the headers they leave are the attempt's headers.
 
-        A URL a redirect gave is shown with the key masked (a server may put it there).
+        The URL never holds the key: a redirect to a URL holding it is not followed
+        (`_redirect_target`).
         """
         headers = dict(request.headers)
-        url = request.url
-        if redirected and request.access_key is not None:
-            url = request.access_key.masked_text(url)
-        event = RequestEvent(operation_id, request.method, url, headers, attempt)
+        event = RequestEvent(operation_id, request.method, request.url, headers, attempt)
         if hooks.on_request:
             await _hooks.run(hooks.on_request, event)
             request.headers = _hook_headers(event.headers)
@@ -308,6 +303,15 @@ class Engine:
         if elsewhere:
             log.warning(
                 "not following a redirect of %s %s to another host", request.method, request.path
+            )
+            return None
+        if request.access_key is not None and request.access_key.masked_text(target) != target:
+            # The key in a URL would go where URLs go: the server's and proxies' access
+            # logs, the caller's own client's hooks, the libraries' errors and frames.
+            log.warning(
+                "not following a redirect of %s %s: its Location holds the access key",
+                request.method,
+                request.path,
             )
             return None
         return target

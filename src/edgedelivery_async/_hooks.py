@@ -3,9 +3,9 @@
 `Hooks(on_request=..., on_response=..., on_retry=...)` takes callables (plain or
 async), one or a sequence each. A request hook may change `event.headers` (add a
 header, say) before the attempt is sent. Hooks never see the access key: it is added
-by the transport at its edge, a key a server echoes (a reply header, a redirect's URL)
-is shown as ***, and an `AccessKey` header a hook sets is not sent (the client's key is
-the only one). A hook that raises ends the call with `HookError`.
+by the transport at its edge, a key a server echoes (a reply header) is shown as ***,
+a redirect to a URL holding it is not followed, and an `AccessKey` header a hook sets
+is not sent (the client's key is the only one). A hook that raises ends the call with `HookError`.
 """
 
 from __future__ import annotations

@@ -62,9 +62,10 @@ class AccessKey:
         return (self._masked ^ self._mask).to_bytes(self._length, "big").decode("ascii")
 
     def scrub(self, reply: RawResponse) -> bool:
-        """Replace the key with *** in an error reply's body and headers: a server may
+        """Replace the key with *** in an error reply's body, headers and URL: a server may
         quote it back ("the access key ... is not valid"), and the error would then show
-        it. True when it was there.
+        it (its URL, `error.response.url`, is the request's: a caller's path may hold
+        it). True when it was there.
 
         A JSON body is scrubbed in its decoded strings, where the key may have been
         written with escapes (`\\u002B` for `+`, as ASP.NET writes it, or `\\/`), and
@@ -73,6 +74,10 @@ class AccessKey:
         """
         key = self.reveal()
         found = False
+        url, path = _masked(reply.url, key), _masked(reply.path, key)
+        if url is not reply.url or path is not reply.path:
+            reply.url, reply.path = url, path
+            found = True
         headers = _masked_headers(reply.headers, key)
         if headers is not reply.headers:
             reply.headers = headers
@@ -89,7 +94,8 @@ class AccessKey:
         return _masked_headers(headers, self.reveal())
 
     def masked_text(self, text: str) -> str:
-        """`text` with the key as *** (a URL a redirect gave), for hooks."""
+        """`text` with the key as *** (`text` itself when it is not there): a redirect's
+        URL holds the key when this differs from it."""
         return _masked(text, self.reveal())
 
     def __repr__(self) -> str:

@@ -11,6 +11,7 @@ import pytest
 from aiohttp import web
 
 from edgedelivery_async import (
+    APIStatusError,
     ConfigurationError,
     EdgeDeliveryClient,
     HookError,
@@ -65,8 +66,8 @@ async def test_a_hook_that_adds_a_header_and_never_sees_the_key() -> None:
 
 
 async def test_hooks_never_see_a_key_the_server_echoes() -> None:
-    """A reply header echoing the key reached on_response hooks as it came, and a URL a
-    redirect gave (`?k=<key>`) reached on_request hooks: they see *** there now."""
+    """A reply header echoing the key reached on_response hooks as it came: they see ***
+    there now."""
     seen: list[str] = []
     hooks = Hooks(
         on_request=lambda event: seen.append(f"{event.url} {event.headers}"),
@@ -77,7 +78,7 @@ async def test_hooks_never_see_a_key_the_server_echoes() -> None:
     def reply(request: httpx.Request) -> httpx.Response:
         key = request.headers["AccessKey"]
         if "k=" not in str(request.url):
-            return httpx.Response(302, headers={"Location": f"{request.url.path}?k={key}"})
+            return httpx.Response(302, headers={"Location": f"{request.url.path}?k=1"})
         echo = {"X-Echo": key, f"X-Seen-{key.lower()}": "1"}
         if len(recorder.requests) == 2:
             return httpx.Response(503, headers={**echo, "Retry-After": "0"})
@@ -89,8 +90,33 @@ async def test_hooks_never_see_a_key_the_server_echoes() -> None:
     assert len(recorder.requests) == 3  # the redirect, a retried 503, the result
     assert len(seen) == 7
     assert all(KEY not in text and KEY.lower() not in text for text in seen)
-    assert "?k=***" in seen[2]
+    assert "?k=1" in seen[2]
     assert "'x-echo': '***'" in seen[-1].lower()
+
+
+async def test_a_redirect_that_echoes_the_key_is_not_followed() -> None:
+    """A URL a redirect gave (`?k=<key>`) reached on_request hooks (masked there), and
+    was sent: the key went into a URL. Hooks see the 302's Location masked, and it ends
+    the call."""
+    seen: list[str] = []
+    hooks = Hooks(
+        on_request=lambda event: seen.append(event.url),
+        on_response=lambda event: seen.append(repr(dict(event.headers))),
+    )
+
+    def reply(request: httpx.Request) -> httpx.Response:
+        key = request.headers["AccessKey"]
+        return httpx.Response(302, headers={"Location": f"{request.url.path}?k={key}"})
+
+    recorder = Recorder(reply)
+    async with mock_client(recorder, hooks=hooks) as client:
+        with pytest.raises(APIStatusError) as info:
+            await client.shield.get_zone_by_pull_zone(42)
+    assert info.value.status_code == 302
+    assert len(recorder.requests) == 1
+    assert len(seen) == 2
+    assert all(KEY not in text for text in seen)
+    assert "?k=***" in seen[1]
 
 
 async def test_retry_hooks_see_each_retry() -> None:

@@ -15,9 +15,11 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 import pytest
+from aiohttp import web
 
 from edgedelivery_async import (
     APIConnectionError,
+    APIStatusError,
     APITimeoutError,
     EdgeDeliveryError,
     InternalServerError,
@@ -259,3 +261,48 @@ async def test_a_status_error_whose_header_name_quotes_the_key(
         with pytest.raises(EdgeDeliveryError) as info:
             await client.registries.get(31)
     assert places(info.value, SECRET) == []
+
+
+def echoing_redirect(length: int | None) -> Any:
+    """A same-origin redirect whose Location quotes the key (its first `length` characters)."""
+
+    async def reply(request: web.Request) -> web.StreamResponse:
+        raise web.HTTPFound(f"/moved/31?echo=x{SECRET[:length]}y")
+
+    return reply
+
+
+@pytest.mark.parametrize("name", EVERY_TRANSPORT)
+@pytest.mark.parametrize("length", [None, 12])
+async def test_a_redirect_whose_location_quotes_the_key_is_not_followed(
+    name: str, length: int | None, server: LoopbackServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """`302 Location: /moved/31?echo=<key>` was followed: the next reply's error (a 404
+    there) held the key in `error.response.url` and `.request.url`, and the engine's
+    frame in `request`, `reply` and `target`. The key is never put in a URL: the 302 is
+    the error, its Location masked."""
+    server.replies = [echoing_redirect(length), status(404, {"Message": "no such registry"})]
+    async with open_client(name, SECRET, server.base_url, max_retries=0) as client:
+        with pytest.raises(APIStatusError) as info:
+            await client.registries.get(31)
+    assert info.value.status_code == 302
+    assert len(server.requests) == 1  # the key went to no URL
+    assert info.value.headers["Location"] == "/moved/31?echo=x***y"
+    assert places(info.value, SECRET) == []
+    assert places(info.value.response, SECRET) == []
+    assert "its Location holds the access key" in caplog.text
+
+
+@pytest.mark.parametrize("name", EVERY_TRANSPORT)
+async def test_a_status_error_for_a_url_that_holds_the_key(
+    name: str, server: LoopbackServer
+) -> None:
+    """A path the caller wrote with the key in it: the error's URLs show *** there."""
+    server.replies = [status(404, {"Message": "no"})]
+    async with open_client(name, SECRET, server.base_url, max_retries=0) as client:
+        with pytest.raises(APIStatusError) as info:
+            await client.request("GET", "/x/" + SECRET)
+    assert server.requests[0].raw_path == "/x/" + SECRET
+    assert places(info.value.response, SECRET) == []
+    assert str(info.value.response.url).endswith("/x/***")
+    assert SECRET not in str(info.value)
