@@ -23,7 +23,10 @@ works under whichever event loop is running. The access key becomes the `AccessK
 header only at the edge (`_http.headers_with_key`), and the SDK errors raised here
 chain to no library exception: their `__cause__` is a `TransportFailure` holding only
 the library's message (without the key or proxy credentials), so no request object
-(whose headers hold the key) and no library frame is reachable from them.
+(whose headers hold the key) and no library frame is reachable from them. The same goes
+for the code a caller's own client runs (`session=`'s middlewares and trace configs,
+`http_client=`'s event hooks and transport): what it raises is a `HookError`, and its
+`raise_for_status()` leaves the reply's status to decide (`callers_client_error`).
 """
 
 from __future__ import annotations
@@ -53,6 +56,7 @@ from ._exceptions import (
     ResponseTooLargeError,
     in_use_by_another_loop,
 )
+from ._hooks import HookError
 from ._http import (
     DEFAULT_MAX_RESPONSE_BYTES,
     MAX_HEADER_BYTES,
@@ -61,6 +65,7 @@ from ._http import (
     BodySink,
     RawRequest,
     RawResponse,
+    SinkFailed,
     Transport,
     headers_with_key,
     into_sink,
@@ -324,6 +329,32 @@ def connection_error(
         message = _located(what, target, _os_reason(exc))
     error = kind(message, method=request.method, path=request.path, request_sent=sent)
     error.__cause__ = TransportFailure(_redacted(_describe(exc), request.access_key, secrets))
+    return error
+
+
+class _CallersCode(Exception):
+    """A caller's own client (`session=`) ran code of the caller's that raised: the
+    original is `args[0]` (see `callers_client_error`)."""
+
+
+def callers_client_error(request: RawRequest, which: str, exc: BaseException) -> HookError:
+    """The error for an exception the caller's own client raised: `http_client=`'s event
+    hooks or transport, `session=`'s middlewares or trace configs (`which` names it).
+
+    The caller's code failed, not the connection: `HookError`, never retried. Like
+    `connection_error`'s, its cause is a text-only copy: the original's traceback holds
+    the library's frames, whose locals hold the request and its `AccessKey` header.
+    """
+    key = request.access_key
+    try:
+        said = _library_text(exc)
+    except Exception:  # (as `_describe`)
+        said = ""
+    named = _redacted(f"{type(exc).__name__}: {said}" if said else type(exc).__name__, key)
+    error = HookError(
+        f"{request.method} {request.path}: the {which} given to the client raised {named}"
+    )
+    error.__cause__ = TransportFailure(_redacted(_describe(exc), key))
     return error
 
 
@@ -641,7 +672,7 @@ class AiohttpTransport:
         watchdog = self._watchdog
         if watchdog is None or watchdog.loop is not loop:
             watchdog = self._watchdog = Watchdog(loop)
-        error: APIConnectionError | ResponseTooLargeError
+        error: APIConnectionError | ResponseTooLargeError | HookError
         secrets = self._proxies.secrets
         try:
             raw, complete = await self._exchange(session, request, timeout, watchdog)
@@ -681,6 +712,8 @@ class AiohttpTransport:
             # URL or header value it refuses, which the SDK should have refused before)
             what = f"connection failed ({type(exc).__name__})"
             error = connection_error(request, what, exc, sent=True, secrets=secrets)
+        except _CallersCode as exc:  # (a caller's session only: `SessionTransport`)
+            error = callers_client_error(request, "session=", exc.args[0])
         else:
             if complete == _COMPLETE and raw.status >= 100:
                 return raw
@@ -797,6 +830,47 @@ class SessionTransport(AiohttpTransport):
             )
         self._session, self._loop = session, loop
         return session
+
+    async def _exchange(
+        self,
+        session: aiohttp.ClientSession,
+        request: RawRequest,
+        timeout: Timeout,
+        watchdog: Watchdog,
+    ) -> tuple[RawResponse, str]:
+        """The reply, as the default transport reads it, with the session's own code
+        (its middlewares, trace configs) in the way.
+
+        A middleware's `raise_for_status()` (aiohttp's `ClientResponseError`, raised
+        from no other exception) is the reply it saw: its status decides, as with
+        `ClientSession(raise_for_status=True)`, which `_exchange` turns off. Its body is
+        gone (`raise_for_status` releases it). Anything but aiohttp's and the system's
+        failures is the caller's code failing: `_CallersCode`, which `send` makes a
+        `HookError` of.
+        """
+        started = time.monotonic()
+        try:
+            return await super()._exchange(session, request, timeout, watchdog)
+        except aiohttp.ClientResponseError as exc:
+            if type(exc) is not aiohttp.ClientResponseError or exc.__cause__ is not None:
+                raise
+            if not 400 <= exc.status <= 999:
+                raise
+            status, headers = exc.status, exc.headers
+        except (aiohttp.ClientError, OSError, SinkFailed):
+            raise
+        except Exception as exc:
+            raise _CallersCode(exc) from None
+        raw = RawResponse(
+            request.method,
+            request.url,
+            request.path,
+            status,
+            headers if headers is not None else {},
+            b"",
+            time.monotonic() - started,
+        )
+        return raw, _COMPLETE
 
     def reserve_connections(self, count: int) -> None:
         """The caller's session keeps its own pool limits."""
@@ -962,6 +1036,8 @@ class HttpxTransport:
         except httpx.InvalidURL as exc:  # a redirect's target, read from the reply: sent
             what = "the reply's redirect target is not a URL (InvalidURL)"
             error = connection_error(request, what, exc, sent=True)
+        except httpx.HTTPStatusError as exc:  # a hook's, of no reply to this request
+            error = callers_client_error(request, "http_client=", exc)
         except (httpx.HTTPError, httpx.StreamError, OSError) as exc:
             error = connection_error(
                 request, f"connection failed ({type(exc).__name__})", exc, sent=True
@@ -975,8 +1051,16 @@ class HttpxTransport:
             elif "client has been closed" in str(exc):
                 what = "has been closed: close it after the EdgeDeliveryClient, not before"
             else:
-                raise
-            error = ConfigurationError(f"the http_client= given to the client {what}")
+                what = ""
+            error = (
+                ConfigurationError(f"the http_client= given to the client {what}")
+                if what
+                else callers_client_error(request, "http_client=", exc)
+            )
+        except SinkFailed:  # the file `to_file` writes: `_download` reports it
+            raise
+        except Exception as exc:  # the caller's code: its client's event hooks or transport
+            error = callers_client_error(request, "http_client=", exc)
         else:
             if complete == _COMPLETE:
                 return raw
@@ -1002,12 +1086,22 @@ class HttpxTransport:
             )
         except httpx.InvalidURL as exc:  # the request's own URL: nothing was sent
             raise _UnsentURL(str(exc)) from None
-        reply = await self.client.send(built, follow_redirects=False, stream=True)
+        try:
+            reply = await self.client.send(built, follow_redirects=False, stream=True)
+        except httpx.HTTPStatusError as exc:  # a response hook's `raise_for_status()`
+            reply = exc.response
+            if reply.request is not built or reply.is_success:
+                raise
+            # The reply it saw: its status decides (httpx has closed it: its body is
+            # there only if the hook read it).
         try:
             fields = reply.headers.raw
             if len(fields) > MAX_HEADER_FIELDS or raw_header_bytes(fields) > MAX_HEADER_BYTES:
                 content: bytes | None = b""
                 outcome = _HEAD_TOO_LARGE
+            elif reply.is_closed:  # (a hook's raise_for_status(): a non-2xx, no sink)
+                content = _read_already(reply, self.max_response_bytes)
+                outcome = _COMPLETE if content is not None else _BODY_TOO_LARGE
             else:
                 content = await _read_httpx(reply, self.max_response_bytes, request.sink)
                 outcome = _COMPLETE if content is not None else _BODY_TOO_LARGE
@@ -1029,6 +1123,18 @@ class HttpxTransport:
 
     async def aclose(self) -> None:
         """The caller owns the client."""
+
+
+def _read_already(reply: httpx.Response, limit: int) -> bytes | None:
+    """The body of a reply httpx has closed: what was read of it (b"" if nothing), or
+    None past `limit` bytes."""
+    import httpx
+
+    try:
+        content = reply.content
+    except httpx.ResponseNotRead:
+        return b""
+    return None if len(content) > limit else content
 
 
 async def _read_httpx(

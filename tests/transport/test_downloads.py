@@ -33,6 +33,7 @@ from edgedelivery_async import (
     _schema,
 )
 from edgedelivery_async._download import FileSink
+from edgedelivery_async._http import SinkFailed
 
 from .loopback import EVERY_TRANSPORT, LoopbackServer, loopback_server, open_client, status
 
@@ -371,3 +372,22 @@ async def test_a_link_is_written_through_and_stays_a_link(
     assert files(tmp_path) == ["dangling.bin", "exports", "latest.bin"]
     assert files(tmp_path / "exports") == ["2026.bin"]
     assert len(server.requests) == 1
+
+
+@pytest.mark.parametrize("kind", ["httpx", "aiohttp"])
+async def test_a_failed_write_through_a_callers_client_is_still_a_download_error(
+    kind: str, server: LoopbackServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The file is the SDK's, not code of the caller's client (whose exceptions are a
+    `HookError`): its failure stays a `DownloadError` over `http_client=` and `session=`."""
+    from .test_callers_client_code import callers_client
+
+    def full(self: FileSink, block: bytes) -> None:
+        raise SinkFailed("No space left on device")
+
+    monkeypatch.setattr(FileSink, "write", full)
+    server.replies.append(streamed(payload(BLOCK)))
+    async with callers_client(kind, {}, server.base_url) as client:
+        with pytest.raises(DownloadError, match="No space left on device"):
+            await client.registries.get.to_file(tmp_path / "x.bin", 31)
+    assert files(tmp_path) == []
