@@ -114,12 +114,22 @@ class Engine:
             return self._attempts(request, options, operation_id, None)
         scheme, host, port = self._origin
         info = CallInfo(operation_id, method, template, host, port or _PORTS.get(scheme, 443))
-        return self._traced(request, options, operation_id, GuardedCall(options.telemetry, info))
+        return self._traced(request, options, operation_id, options.telemetry, info)
 
     async def _traced(
-        self, request: RawRequest, options: CallOptions, operation_id: str | None, trace: CallTrace
+        self,
+        request: RawRequest,
+        options: CallOptions,
+        operation_id: str | None,
+        telemetry: Telemetry,
+        info: CallInfo,
     ) -> RawResponse:
-        """The retry loop inside an OpenTelemetry span."""
+        """The retry loop inside an OpenTelemetry span.
+
+        The record starts here, in the task that runs the call, and always ends here:
+        the backend makes its span the current one and gives the context back at its end.
+        """
+        trace = GuardedCall(telemetry, info)
         try:
             reply = await self._attempts(request, options, operation_id, trace)
         except BaseException as error:

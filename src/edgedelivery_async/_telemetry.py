@@ -54,26 +54,36 @@ class Telemetry(Protocol):
 
 class _Guarded:
     """A backend's record whose faults never fail the call or run: the first is logged
-    (a warning), and the record then stops. A span processor or exporter that raises
-    is the telemetry's problem, not the request's."""
+    (a warning), and the record then takes no more steps, except its end, which it is
+    still given once so that it can close what it opened (end its span, give the caller
+    back its context). A span processor or exporter that raises is the telemetry's
+    problem, not the request's."""
 
-    __slots__ = ("_record",)
+    __slots__ = ("_record", "_recording")
 
     def __init__(self, start: Callable[[], Any]) -> None:
-        self._record: Any = None  # the backend's CallTrace or BulkTrace, None once it failed
-        self._record = self._guarded(start)
+        self._recording = True  # False once a step failed: then only the end is given
+        self._record: Any = self._guarded(start)  # the backend's CallTrace or BulkTrace
+        if self._record is None:
+            self._recording = False
 
     def _guarded(self, step: Callable[[], Any]) -> Any:
         try:
             return step()
         except Exception as error:
-            self._record = None
-            _log.warning(
-                "telemetry failed (%s: %s); this call or run is no longer recorded",
-                type(error).__name__,
-                error,
-            )
+            if self._recording:
+                self._recording = False
+                _log.warning(
+                    "telemetry failed (%s: %s); the rest of this call or run is not recorded",
+                    type(error).__name__,
+                    error,
+                )
             return None
+
+    def _ended(self) -> Any:
+        """The record, to be given its end: once, whatever failed before."""
+        record, self._record = self._record, None
+        return record
 
 
 class GuardedCall(_Guarded):
@@ -85,16 +95,17 @@ class GuardedCall(_Guarded):
         super().__init__(lambda: telemetry.start_call(info))
 
     def attempt_started(self, attempt: int) -> None:
-        if self._record is not None:
+        if self._recording:
             self._guarded(lambda: self._record.attempt_started(attempt))
 
     def attempt_ended(self, status_code: int | None, error: BaseException | None) -> None:
-        if self._record is not None:
+        if self._recording:
             self._guarded(lambda: self._record.attempt_ended(status_code, error))
 
     def end(self, status_code: int | None, error: BaseException | None, retries: int) -> None:
-        if self._record is not None:
-            self._guarded(lambda: self._record.end(status_code, error, retries))
+        record = self._ended()
+        if record is not None:
+            self._guarded(lambda: record.end(status_code, error, retries))
 
 
 class GuardedBulk(_Guarded):
@@ -106,9 +117,10 @@ class GuardedBulk(_Guarded):
         super().__init__(lambda: telemetry.start_bulk(name))
 
     def item(self, ok: bool) -> None:
-        if self._record is not None:
+        if self._recording:
             self._guarded(lambda: self._record.item(ok))
 
     def end(self, error: BaseException | None) -> None:
-        if self._record is not None:
-            self._guarded(lambda: self._record.end(error))
+        record = self._ended()
+        if record is not None:
+            self._guarded(lambda: record.end(error))

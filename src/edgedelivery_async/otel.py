@@ -101,10 +101,12 @@ class _Call:
         self._span = backend._tracer.start_span(
             self._name, kind=SpanKind.CLIENT, attributes=attributes
         )
-        self._token = context.attach(trace.set_span_in_context(self._span))
         # Attempts before the first retry: (start ns, end ns, status, error type).
         self._attempts: list[tuple[int, int, int | None, str | None]] = []
         self._attempt_span: trace.Span | None = None
+        # The span is the current one (the parent of the attempts' spans and of any the
+        # transport makes) until `end`, which is always called once, in this task.
+        self._token = context.attach(trace.set_span_in_context(self._span))
 
     def attempt_started(self, attempt: int) -> None:
         now = time.time_ns()
@@ -128,10 +130,11 @@ class _Call:
     def attempt_ended(self, status_code: int | None, error: BaseException | None) -> None:
         now = time.time_ns()
         error_type = _error_type(status_code, error)
-        if self._attempt_span is not None:
-            started = self._attempt_span.start_time or now  # type: ignore[attr-defined]
-            _finish(self._attempt_span, status_code, error_type, now)
-            self._attempt_span = None
+        span = self._attempt_span
+        if span is not None:
+            self._attempt_span = None  # (ended once, even if a span processor raises)
+            started = span.start_time or now  # type: ignore[attr-defined]
+            _finish(span, status_code, error_type, now)
         else:
             started = self._attempts[-1][0]
             self._attempts[-1] = (started, now, status_code, error_type)
@@ -143,10 +146,10 @@ class _Call:
         self._backend._duration.record((now - started) / 1e9, attributes)
 
     def end(self, status_code: int | None, error: BaseException | None, retries: int) -> None:
-        if retries:
-            self._span.set_attribute("http.request.resend_count", retries)
-        status = status_code if status_code is not None else getattr(error, "status_code", None)
         try:
+            if retries:
+                self._span.set_attribute("http.request.resend_count", retries)
+            status = status_code if status_code is not None else getattr(error, "status_code", None)
             _finish(self._span, status, _error_type(status, error), None)
         finally:  # a span processor that raises leaves no span attached to the caller
             context.detach(self._token)

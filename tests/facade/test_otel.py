@@ -221,3 +221,86 @@ async def test_a_telemetry_backend_that_raises_fails_no_call(where: str) -> None
         await client.shield.get_zone_by_pull_zone(42)
         outcome = await collect(client.shield.iter_zones_by_pull_zones([1]))
     assert outcome.errors == {}
+
+
+class RaisingHistogram:
+    def record(self, *args: Any, **kwargs: Any) -> None:
+        raise Broken("record")
+
+
+class MeterWithRaisingHistogram:
+    """A meter provider whose duration histogram raises at every attempt."""
+
+    def get_meter(self, *args: Any, **kwargs: Any) -> Any:
+        return self
+
+    def create_histogram(self, *args: Any, **kwargs: Any) -> RaisingHistogram:
+        return RaisingHistogram()
+
+    def create_counter(self, *args: Any, **kwargs: Any) -> Any:
+        return MeterProvider().get_meter("unused").create_counter("unused")
+
+
+class EndRaisesOnce(SimpleSpanProcessor):
+    """Behind the exporting processor: the first span to end raises, the rest do not."""
+
+    def __init__(self) -> None:
+        super().__init__(InMemorySpanExporter())
+        self.ends = 0
+
+    def on_end(self, span: Any) -> None:
+        self.ends += 1
+        if self.ends == 1:
+            raise Broken("on_end")
+
+
+@pytest.mark.parametrize("fault", ["metric", "first span end"])
+async def test_after_a_telemetry_fault_the_call_span_ends_and_the_context_is_restored(
+    fault: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A fault before the call's end (the histogram's record, or a span processor's
+    on_end when the retry gives the first attempt its span) stopped the record, which
+    then never ended the call's span: it stayed the caller's current span, and every
+    later span of the task was its child (never exported)."""
+    from opentelemetry import trace
+
+    spans = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(spans))
+    if fault == "metric":
+        meters: Any = MeterWithRaisingHistogram()
+    else:
+        provider.add_span_processor(EndRaisesOnce())
+        meters = MeterProvider()
+    telemetry = OpenTelemetry(tracer_provider=provider, meter_provider=meters)
+    app = provider.get_tracer("app")
+    with app.start_as_current_span("outer") as outer:
+        async with mock_client(Recorder(httpx.Response(503), OK), telemetry=telemetry) as client:
+            await client.shield.get_zone_by_pull_zone(42)
+        assert trace.get_current_span() is outer
+        with app.start_as_current_span("next") as mine:
+            assert mine.parent.span_id == outer.get_span_context().span_id
+    assert "telemetry failed (Broken" in caplog.text
+    outer_id = outer.get_span_context().span_id
+    (call,) = [
+        span
+        for span in spans.get_finished_spans()
+        if span.name.startswith("GET") and span.parent.span_id == outer_id
+    ]
+    assert call.attributes["http.response.status_code"] == 200
+    assert call.attributes["http.request.resend_count"] == 1
+
+
+async def test_after_a_telemetry_fault_a_bulk_span_still_ends(otel: Otel) -> None:
+    """The counter's add raised at the first item: the run's span was never ended."""
+
+    class RaisingCounter:
+        def add(self, *args: Any, **kwargs: Any) -> None:
+            raise Broken("add")
+
+    otel.telemetry._items = RaisingCounter()  # type: ignore[assignment]
+    async with mock_client(Recorder(OK), telemetry=otel.telemetry) as client:
+        outcome = await collect(client.shield.get_zone_by_pull_zone.map([1, 2]))
+    assert len(outcome.values) == 2
+    (bulk,) = [span for span in otel.finished() if span.name.startswith("edgedelivery.bulk")]
+    assert bulk.status.status_code is StatusCode.UNSET
