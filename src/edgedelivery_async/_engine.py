@@ -133,9 +133,9 @@ class Engine:
         try:
             reply = await self._attempts(request, options, operation_id, trace)
         except BaseException as error:
-            trace.end(getattr(error, "status_code", None), error, _retries_of(error))
+            trace.end(getattr(error, "status_code", None), error, trace.resends)
             raise
-        trace.end(reply.status, None, reply.retries_taken)
+        trace.end(reply.status, None, trace.resends)
         return reply
 
     async def _attempts(
@@ -186,8 +186,10 @@ class Engine:
                     await _hooks.run(hooks.on_retry, RetryEvent(event, retries, delay, error))
                 await asyncio.sleep(delay)
                 continue
-            except BaseException:
+            except BaseException as error:  # cancelled, a failed write to the sink, ...
                 rate.landed(sent_at)
+                if trace is not None:
+                    trace.attempt_ended(None, error)
                 raise
             reply.retries_taken = retries
             try:
@@ -457,14 +459,6 @@ def _is_loopback(host: str) -> bool:
 
 
 _PORTS = {"http": 80, "https": 443}
-
-
-def _retries_of(error: BaseException) -> int:
-    retries = getattr(error, "retries_taken", None)
-    if isinstance(retries, int):
-        return retries
-    response = getattr(error, "raw", None)
-    return int(getattr(response, "retries_taken", 0) or 0)
 
 
 def _hook_headers(headers: Any) -> dict[str, str]:

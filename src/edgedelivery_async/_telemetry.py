@@ -87,14 +87,19 @@ class _Guarded:
 
 
 class GuardedCall(_Guarded):
-    """A `CallTrace` of `telemetry` that never fails the call (see `_Guarded`)."""
+    """A `CallTrace` of `telemetry` that never fails the call (see `_Guarded`).
 
-    __slots__ = ()
+    `resends` is the number of the last attempt started: the resends that happened,
+    whatever ends the call (a cancellation or a hook's error carries no count)."""
+
+    __slots__ = ("resends",)
 
     def __init__(self, telemetry: Telemetry, info: CallInfo) -> None:
+        self.resends = 0
         super().__init__(lambda: telemetry.start_call(info))
 
     def attempt_started(self, attempt: int) -> None:
+        self.resends = attempt
         if self._recording:
             self._guarded(lambda: self._record.attempt_started(attempt))
 

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -15,7 +18,8 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanKind, StatusCode
 
-from edgedelivery_async import NotFoundError, collect
+from edgedelivery_async import DownloadError, HookError, Hooks, NotFoundError, collect
+from edgedelivery_async._http import SinkFailed
 from edgedelivery_async.otel import OpenTelemetry
 
 from .conftest import KEY, SHIELD_CONFIG, Recorder, mock_client
@@ -304,3 +308,93 @@ async def test_after_a_telemetry_fault_a_bulk_span_still_ends(otel: Otel) -> Non
     assert len(outcome.values) == 2
     (bulk,) = [span for span in otel.finished() if span.name.startswith("edgedelivery.bulk")]
     assert bulk.status.status_code is StatusCode.UNSET
+
+
+def call_and_attempts(otel: Otel) -> tuple[Any, list[Any]]:
+    """The call's span and its attempts' spans, by resend count."""
+    spans = otel.finished()
+    (call,) = [span for span in spans if span.parent is None]
+    attempts = sorted(
+        (span for span in spans if span.parent is not None),
+        key=lambda span: span.attributes.get("http.request.resend_count", 0),
+    )
+    assert all(span.parent.span_id == call.context.span_id for span in attempts)
+    return call, attempts
+
+
+async def test_a_retried_attempt_that_is_cancelled_ends_its_span(otel: Otel) -> None:
+    """Cancelled during its second attempt, the call exported 2 spans of 3: the second
+    attempt's span was never ended (nor its duration recorded), and the call's span had
+    no resend count although one resend happened."""
+    sent: list[httpx.Request] = []
+    second = asyncio.Event()
+
+    async def reply(request: httpx.Request) -> httpx.Response:
+        sent.append(request)
+        if len(sent) == 1:
+            return httpx.Response(503)
+        second.set()
+        await asyncio.Event().wait()  # until cancelled
+        raise AssertionError("not reached")
+
+    async with mock_client(reply, telemetry=otel.telemetry) as client:
+        task = asyncio.create_task(client.shield.get_zone_by_pull_zone(42))
+        await second.wait()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+    call, attempts = call_and_attempts(otel)
+    assert call.attributes["http.request.resend_count"] == 1
+    assert call.attributes["error.type"] == "CancelledError"
+    assert [span.attributes.get("http.request.resend_count") for span in attempts] == [None, 1]
+    assert [span.attributes.get("error.type") for span in attempts] == ["503", "CancelledError"]
+    assert attempts[1].status.status_code is StatusCode.ERROR
+    assert "http.response.status_code" not in attempts[1].attributes
+    assert sum(point.count for point in otel.points("http.client.request.duration")) == 2
+
+
+async def test_a_retried_download_whose_write_fails_ends_its_attempt_span(
+    otel: Otel, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A write of `to_file` that failed (disk full) on the second attempt left that
+    attempt's span open, as a cancellation did."""
+    from edgedelivery_async import _schema
+    from edgedelivery_async._download import FileSink
+
+    operation = "ContainerRegistry_Get"
+    declared = _schema.operations()[operation]
+    binary = dataclasses.replace(declared, reply="binary", accept="application/octet-stream")
+    monkeypatch.setitem(_schema.operations(), operation, binary)
+
+    def full_disk(self: FileSink, block: bytes) -> None:
+        raise SinkFailed("No space left on device")
+
+    monkeypatch.setattr(FileSink, "write", full_disk)
+    recorder = Recorder(httpx.Response(503), httpx.Response(200, content=b"body"))
+    async with mock_client(recorder, telemetry=otel.telemetry) as client:
+        with pytest.raises(DownloadError):
+            await client.registries.get.to_file(tmp_path / "x.bin", 31)
+    call, attempts = call_and_attempts(otel)
+    assert call.attributes["http.request.resend_count"] == 1
+    assert call.attributes["error.type"] == "SinkFailed"
+    assert [span.attributes.get("error.type") for span in attempts] == ["503", "SinkFailed"]
+    assert sum(point.count for point in otel.points("http.client.request.duration")) == 2
+
+
+async def test_a_hook_error_after_a_resend_keeps_the_resend_count(otel: Otel) -> None:
+    """The call's span had no resend count: it was read from the error, which for a
+    hook's error (or a cancellation) carries none."""
+
+    def refuse(event: Any) -> None:
+        if event.status_code == 200:
+            raise Broken("on_response")
+
+    recorder = Recorder(httpx.Response(503), OK)
+    hooks = Hooks(on_response=refuse)
+    async with mock_client(recorder, telemetry=otel.telemetry, hooks=hooks) as client:
+        with pytest.raises(HookError):
+            await client.shield.get_zone_by_pull_zone(42)
+    call, attempts = call_and_attempts(otel)
+    assert call.attributes["http.request.resend_count"] == 1
+    assert call.attributes["error.type"] == "HookError"
+    assert [span.attributes.get("http.response.status_code") for span in attempts] == [503, 200]
