@@ -113,9 +113,10 @@ class _Call:
         if attempt == 0:
             self._attempts.append((now, now, None, None))
             return
-        if attempt == 1:  # the first retry: the earlier attempts get their spans now
-            for number, (start, end, status, error_type) in enumerate(self._attempts):
-                span = self._attempt(number, start)
+        if attempt == 1:  # the first retry: the earlier attempts get their spans now, once
+            earlier, self._attempts = self._attempts, []  # (a redirect sends attempt 1 again)
+            for start, end, status, error_type in earlier:
+                span = self._attempt(0, start)
                 _finish(span, status, error_type, end)
         self._attempt_span = self._attempt(attempt, now)
 

@@ -398,3 +398,20 @@ async def test_a_hook_error_after_a_resend_keeps_the_resend_count(otel: Otel) ->
     assert call.attributes["http.request.resend_count"] == 1
     assert call.attributes["error.type"] == "HookError"
     assert [span.attributes.get("http.response.status_code") for span in attempts] == [503, 200]
+
+
+async def test_a_redirect_after_a_retry_gives_each_send_one_span(otel: Otel) -> None:
+    """Each attempt numbered 1 gave the attempts before the first retry their spans
+    again: a redirect followed after a retry exported the first attempt twice."""
+    moved = httpx.Response(307, headers={"Location": "/shield/shield-zone/get-by-pullzone/43"})
+    recorder = Recorder(httpx.Response(503), moved, OK)
+    async with mock_client(recorder, telemetry=otel.telemetry) as client:
+        await client.shield.get_zone_by_pull_zone(42)
+    assert len(recorder.requests) == 3
+    _, attempts = call_and_attempts(otel)
+    assert [span.attributes.get("http.response.status_code") for span in attempts] == [
+        503,
+        307,
+        200,
+    ]
+    assert sum(point.count for point in otel.points("http.client.request.duration")) == 3
