@@ -18,7 +18,8 @@ transport. The promises:
   raise the SDK's status errors.
 - The bytes are written as the server sent them (decompressed; a text reply is not
   re-encoded). A failed write raises `DownloadError`; so does a destination that cannot
-  be written (no such folder, a folder), before anything is sent.
+  be written (no such folder, a folder, a name too long, a folder that may not be
+  searched: any OSError in looking at it), before anything is sent.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import stat
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -106,7 +108,8 @@ async def download(runtime: ClientRuntime, call: Call[Any], destination: Any) ->
 def _target(operation_id: str, destination: Any) -> Path:
     """The destination as a path whose folder exists and which is not itself a folder."""
     try:
-        target = Path(os.fspath(destination))
+        given = os.fspath(destination)
+        target = Path(given)
     except TypeError:
         problem = Problem("destination", "must be a path (str or os.PathLike)")
         raise InvalidRequestError(operation_id, [problem]) from None
@@ -120,20 +123,38 @@ def _target(operation_id: str, destination: Any) -> Path:
     if unusable:
         problem = Problem("destination", "must be a path the file system can name (no NUL)")
         raise InvalidRequestError(operation_id, [problem])
-    if target.is_dir():
+    try:
+        found = _stat(target)
+        folder = _stat(target.parent)
+    except OSError as exc:  # a name too long, no permission to look: what open() would say
+        raise DownloadError(str(target), _reason(exc)) from None
+    if found is not None and stat.S_ISDIR(found.st_mode):
         raise DownloadError(str(target), "it is a folder")
-    if not target.parent.is_dir():
+    if folder is None or not stat.S_ISDIR(folder.st_mode):
         raise DownloadError(str(target), f"no such folder: {str(target.parent)!r}")
     return target
+
+
+def _stat(path: Path) -> os.stat_result | None:
+    """`os.stat(path)`, following links; None when there is no such file (any other
+    failure, such as a name too long or no permission, raises its OSError)."""
+    try:
+        return os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
 
 
 def _written(target: Path) -> Path:
     """The file the body goes to: `target`, or the file a link at `target` names (as
     `open(target, "wb")` would write it), so that renaming over it keeps the link."""
-    if not target.is_symlink():
-        return target
-    written = Path(os.path.realpath(target))  # (a link to a folder: `_target` refused it)
-    if not written.parent.is_dir():
+    try:
+        if not os.path.islink(target):
+            return target
+        written = Path(os.path.realpath(target))  # (a link to a folder: `_target` refused it)
+        folder = _stat(written.parent)
+    except OSError as exc:
+        raise DownloadError(str(target), _reason(exc)) from None
+    if folder is None or not stat.S_ISDIR(folder.st_mode):
         raise DownloadError(str(target), f"it links into no such folder: {str(written.parent)!r}")
     return written
 

@@ -13,6 +13,7 @@ import asyncio
 import dataclasses
 import errno
 import gzip
+import os
 import tracemalloc
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -311,6 +312,32 @@ async def test_bad_destinations_and_json_operations_are_refused_before_sending(
         for unnamable in ("a\0b.bin", "bad\ud800.bin"):  # raw ValueError, UnicodeEncodeError
             with pytest.raises(InvalidRequestError, match="the file system can name"):
                 await client.registries.get.to_file(tmp_path / unnamable, 31)
+    assert server.requests == []
+    assert files(tmp_path) == []
+
+
+async def test_a_destination_the_system_refuses_to_look_at_is_a_download_error(
+    server: LoopbackServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A name too long, or a folder it may not search, made `_target`'s checks raise a raw
+    OSError (pathlib's `is_dir` passes on only "no such file"); now a DownloadError with
+    what the system said, before anything is sent."""
+    real_stat = os.stat
+    locked = tmp_path / "locked"
+
+    def stat(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
+        if str(path).startswith(str(locked)):  # (tests run as root: chmod would not stop it)
+            raise PermissionError(errno.EACCES, "Permission denied", str(path))
+        return real_stat(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "stat", stat)
+    async with open_client("aiohttp", KEY, server.base_url) as client:
+        for destination in (tmp_path / ("x" * 300), tmp_path / ("x" * 300) / "x.bin"):
+            with pytest.raises(DownloadError, match="File name too long") as raised:
+                await client.registries.get.to_file(destination, 31)
+            assert raised.value.filename == str(destination)
+        with pytest.raises(DownloadError, match="Permission denied"):
+            await client.registries.get.to_file(locked / "x.bin", 31)
     assert server.requests == []
     assert files(tmp_path) == []
 
