@@ -18,8 +18,9 @@ transport. The promises:
   raise the SDK's status errors.
 - The bytes are written as the server sent them (decompressed; a text reply is not
   re-encoded). A failed write raises `DownloadError`; so does a destination that cannot
-  be written (no such folder, a folder, a name too long, a folder that may not be
-  searched: any OSError in looking at it), before anything is sent.
+  be written (no such folder, a folder, a path ending in a separator, which names a
+  folder, a name too long, a folder that may not be searched: any OSError in looking
+  at it), before anything is sent.
 """
 
 from __future__ import annotations
@@ -130,9 +131,19 @@ def _target(operation_id: str, destination: Any) -> Path:
         raise DownloadError(str(target), _reason(exc)) from None
     if found is not None and stat.S_ISDIR(found.st_mode):
         raise DownloadError(str(target), "it is a folder")
+    if _names_a_folder(given):  # ("out/": open() refuses it as well)
+        reason = "it ends in a path separator (or '.'), so it names a folder, and there is none"
+        raise DownloadError(given, reason)
     if folder is None or not stat.S_ISDIR(folder.st_mode):
         raise DownloadError(str(target), f"no such folder: {str(target.parent)!r}")
     return target
+
+
+def _names_a_folder(given: str) -> bool:
+    """Whether a path, as given, can only name a folder: it ends in a separator or in
+    `.` (`Path` drops both, so "out/" would be taken for a file named "out")."""
+    separators = (os.sep, os.altsep) if os.altsep else (os.sep,)
+    return given.endswith(separators) or os.path.basename(given) == "."
 
 
 def _stat(path: Path) -> os.stat_result | None:

@@ -342,6 +342,26 @@ async def test_a_destination_the_system_refuses_to_look_at_is_a_download_error(
     assert files(tmp_path) == []
 
 
+async def test_a_destination_ending_in_a_separator_names_a_folder(
+    server: LoopbackServer, tmp_path: Path
+) -> None:
+    """A path "out/", with no folder `out`, was written as a file named `out` (`Path`
+    drops the slash); `open("out/", "wb")` refuses it. Now a DownloadError before
+    sending, as is an existing folder (with or without the slash)."""
+    (tmp_path / "file.bin").write_bytes(b"old")
+    async with open_client("aiohttp", KEY, server.base_url) as client:
+        for given in ("newdir/", "newdir" + os.sep + ".", "file.bin/"):
+            with pytest.raises(DownloadError, match="ends in a path separator") as raised:
+                await client.registries.get.to_file(f"{tmp_path}{os.sep}{given}", 31)
+            assert raised.value.filename == f"{tmp_path}{os.sep}{given}"
+        for folder in (str(tmp_path), f"{tmp_path}{os.sep}"):
+            with pytest.raises(DownloadError, match="it is a folder"):
+                await client.registries.get.to_file(folder, 31)
+    assert server.requests == []
+    assert files(tmp_path) == ["file.bin"]
+    assert (tmp_path / "file.bin").read_bytes() == b"old"
+
+
 async def test_a_name_of_254_bytes_is_written(server: LoopbackServer, tmp_path: Path) -> None:
     """The temporary file's name is cut to fit (it was 15 bytes past the 255 of a name)."""
     server.replies.append(streamed(b"body"))
