@@ -10,7 +10,8 @@ transport. The promises:
 - No partial file: the body goes to a temporary file beside the destination
   (`.<name>.<random>.part`, the name cut to 240 bytes), renamed over the destination
   only once complete. A destination that is a symbolic link is written through: the
-  file it names gets the body, and the link stays. On any
+  file it names gets the body, and the link stays. An existing file keeps its
+  permissions (as with `open(path, "wb")`); a new one gets 0666 less the umask. On any
   failure (a status error, a broken connection, the cap, cancellation, a failed write)
   the temporary file is removed and the destination is left as it was.
 - Retries, rate control, timeouts and redirects as for any call; a retried attempt
@@ -81,12 +82,18 @@ async def download(runtime: ClientRuntime, call: Call[Any], destination: Any) ->
     written = _written(target)
     part = written.with_name(f".{_shortened(written.name)}.{secrets.token_hex(4)}.part")
     try:  # created as the destination would be: the umask applies, no other writer shares it
-        descriptor = os.open(part, _CREATE, 0o666)
+        kept = _mode_of(written)
+        descriptor = os.open(part, _CREATE, 0o666 if kept is None else kept)
     except OSError as exc:
         raise DownloadError(str(target), _reason(exc)) from None
     file = os.fdopen(descriptor, "wb")
     renamed = False
     try:
+        if kept is not None:  # exactly its mode (the umask may have taken bits off), before
+            try:  # any of the body is written
+                _set_mode(file, part, kept)
+            except OSError as exc:
+                raise DownloadError(str(target), _reason(exc)) from None
         _, reply = runtime.send(call, FileSink(file, runtime.max_download_bytes))
         try:
             raw = await reply
@@ -168,6 +175,22 @@ def _written(target: Path) -> Path:
     if folder is None or not stat.S_ISDIR(folder.st_mode):
         raise DownloadError(str(target), f"it links into no such folder: {str(written.parent)!r}")
     return written
+
+
+def _mode_of(written: Path) -> int | None:
+    """The permissions of the file at `written`, which the download keeps, as
+    `open(path, "wb")` keeps them (a private 0600 export stays private); None for a new
+    file. Only the read, write and run bits: a downloaded body never gets set-user-id."""
+    found = _stat(written)
+    return None if found is None else stat.S_IMODE(found.st_mode) & 0o777
+
+
+def _set_mode(file: IO[bytes], part: Path, mode: int) -> None:
+    """Give the temporary file `mode` (by its descriptor where the system can)."""
+    if hasattr(os, "fchmod"):
+        os.fchmod(file.fileno(), mode)
+    else:  # (Windows before 3.13)
+        os.chmod(part, mode)
 
 
 # The longest name the temporary file takes from the destination's: with the dot, the

@@ -14,6 +14,7 @@ import dataclasses
 import errno
 import gzip
 import os
+import stat
 import tracemalloc
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -360,6 +361,45 @@ async def test_a_destination_ending_in_a_separator_names_a_folder(
     assert server.requests == []
     assert files(tmp_path) == ["file.bin"]
     assert (tmp_path / "file.bin").read_bytes() == b"old"
+
+
+@pytest.mark.parametrize("name", EVERY_TRANSPORT)
+async def test_an_existing_file_keeps_its_mode_and_a_new_one_gets_the_umasks(
+    name: str, server: LoopbackServer, tmp_path: Path
+) -> None:
+    """A 0600 file downloaded over became 0644 (the temporary file, created 0666 less
+    the umask, was renamed over it), where `open(path, "wb")` keeps 0600. The temporary
+    file now has the destination's mode before any of the body is in it."""
+    modes_while_sent: list[int] = []
+
+    def part_modes() -> list[int]:
+        return [stat.S_IMODE(p.stat().st_mode) for p in tmp_path.glob("*.part")]
+
+    def reply(body: bytes):  # type: ignore[no-untyped-def]
+        async def send(request: web.Request) -> web.Response:
+            modes_while_sent.extend(part_modes())
+            return web.Response(body=body, content_type="application/octet-stream")
+
+        return send
+
+    private, shared, new = tmp_path / "private.bin", tmp_path / "shared.bin", tmp_path / "new.bin"
+    for path, mode in ((private, 0o600), (shared, 0o664)):
+        path.write_bytes(b"old")
+        path.chmod(mode)
+    server.replies.extend([reply(b"secret"), reply(b"shared"), reply(b"new")])
+    umask = os.umask(0o022)
+    try:
+        async with open_client(name, KEY, server.base_url) as client:
+            for path in (private, shared, new):
+                await client.registries.get.to_file(path, 31)
+    finally:
+        os.umask(umask)
+    assert private.read_bytes() == b"secret"
+    assert stat.S_IMODE(private.stat().st_mode) == 0o600
+    assert stat.S_IMODE(shared.stat().st_mode) == 0o664  # (0o664 less the umask is 0o644)
+    assert stat.S_IMODE(new.stat().st_mode) == 0o644
+    assert modes_while_sent == [0o600, 0o664, 0o644]
+    assert files(tmp_path) == ["new.bin", "private.bin", "shared.bin"]
 
 
 async def test_a_name_of_254_bytes_is_written(server: LoopbackServer, tmp_path: Path) -> None:
