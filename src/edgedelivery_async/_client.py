@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
+import inspect
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Self
+from typing import TYPE_CHECKING, Any, ParamSpec, Self, TypeVar
 
 from edgedelivery_openapi.resources import OPERATIONS, Resources
 
@@ -32,6 +34,51 @@ if TYPE_CHECKING:
 
 ACCESS_KEY_ENV = "EDGEDELIVERY_ACCESS_KEY"
 BASE_URL_ENV = "EDGEDELIVERY_BASE_URL"
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _options_checked(function: Callable[P, R]) -> Callable[P, R]:
+    """`function` (the client's constructor or `with_options`), whose wrong arguments (an
+    option it does not take, one given by position) are a ConfigurationError that names
+    them and lists what it takes, not Python's TypeError."""
+    signature = inspect.signature(function)
+    takes = [name for name in signature.parameters if name != "self"]
+    label = "EdgeDeliveryClient" if function.__name__ == "__init__" else function.__name__
+
+    @functools.wraps(function)
+    def checked(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            signature.bind(*args, **kwargs)
+        except TypeError as exc:
+            raise ConfigurationError(_wrong_options(label, takes, kwargs, exc)) from None
+        return function(*args, **kwargs)
+
+    return checked
+
+
+def _wrong_options(label: str, takes: list[str], given: Mapping[str, Any], exc: Exception) -> str:
+    """What is wrong with the arguments given to `label` (names only, never a value)."""
+    listed = f"it takes {', '.join(takes)}"
+    unknown = [name for name in given if name not in takes]
+    if not unknown:  # (too many by position, or one given twice: Python's words, no values)
+        return f"{label}: {exc}; {listed}"
+    shown = ", ".join(repr(name) for name in unknown)
+    message = f"{label} has no option{'s' if len(unknown) > 1 else ''} {shown}"
+    renamed = {"with_options": "default_headers", "EdgeDeliveryClient": "headers"}[label]
+    if renamed in unknown:  # the extra headers are `headers=` on a copy
+        other = "headers" if renamed == "default_headers" else "default_headers"
+        message += f" (the extra headers are {other}= here)"
+    made = [n for n in unknown if n in _CONSTRUCTOR_ONLY and n != "default_headers"]
+    if label == "with_options" and made:
+        which = ", ".join(made)
+        message += (
+            f" ({which}: set when the client is made, EdgeDeliveryClient(...); its copies"
+            " share its connection pool and settings)"
+        )
+    return f"{message}; {listed}"
 
 
 class _Raw(Resource):
@@ -90,6 +137,7 @@ class EdgeDeliveryClient(Resources):
     shield: Shield
     request: BoundEndpoint[..., Any]
 
+    @_options_checked
     def __init__(
         self,
         access_key: str | None = None,
@@ -226,6 +274,7 @@ class EdgeDeliveryClient(Resources):
         """The retry policy."""
         return self._options.retry
 
+    @_options_checked
     def with_options(
         self,
         *,
@@ -297,6 +346,11 @@ class EdgeDeliveryClient(Resources):
 
 
 _DEFAULTS = CallOptions()
+# The constructor's options that a `with_options` copy cannot change.
+_CONSTRUCTOR_ONLY = frozenset(
+    set(inspect.signature(EdgeDeliveryClient.__init__).parameters)
+    - set(inspect.signature(EdgeDeliveryClient.with_options).parameters)
+)
 # Connections a pool opens unless `max_connections` says; a bulk run's concurrency
 # raises it (a `max_connections` the caller set is kept as the most).
 _DEFAULT_POOL = 100

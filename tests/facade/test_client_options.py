@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import platform
 import re
 from typing import Any
@@ -154,6 +155,30 @@ def test_invalid_options(options: dict[str, Any]) -> None:
 def test_invalid_with_options(options: dict[str, Any]) -> None:
     with pytest.raises(ConfigurationError):
         EdgeDeliveryClient(KEY, BASE).with_options(**options)
+
+
+def test_an_option_with_options_does_not_take_is_a_configuration_error() -> None:
+    """`with_options(nope=1)` or `with_options(max_response_bytes=...)` raised Python's
+    TypeError (where `.map(bogus=1)` is an InvalidRequestError); now a ConfigurationError
+    naming the option and listing what `with_options` takes. So for the constructor."""
+    client = EdgeDeliveryClient(KEY, BASE)
+    takes = ", ".join(p for p in inspect.signature(client.with_options).parameters)
+    with pytest.raises(ConfigurationError) as raised:
+        client.with_options(nope=1)  # type: ignore[call-arg]
+    assert str(raised.value) == f"with_options has no option 'nope'; it takes {takes}"
+    with pytest.raises(ConfigurationError, match=r"no option 'max_response_bytes' \(.*made"):
+        client.with_options(max_response_bytes=2**20)  # type: ignore[call-arg]
+    with pytest.raises(ConfigurationError, match="headers= here"):
+        client.with_options(default_headers={"X-A": "1"})  # type: ignore[call-arg]
+    with pytest.raises(ConfigurationError, match="positional"):
+        client.with_options(5)  # type: ignore[misc]
+    with pytest.raises(ConfigurationError, match="no option 'nope'; it takes access_key, "):
+        EdgeDeliveryClient(KEY, BASE, nope=1)  # type: ignore[call-arg]
+    with pytest.raises(ConfigurationError, match="multiple values for argument 'access_key'"):
+        EdgeDeliveryClient(KEY, BASE, access_key=KEY)  # type: ignore[misc]
+    with pytest.raises(ConfigurationError) as raised:
+        EdgeDeliveryClient(KEY, BASE, 3)  # type: ignore[misc]
+    assert KEY not in str(raised.value)
 
 
 @pytest.mark.parametrize(
