@@ -318,21 +318,45 @@ async def _stop(feeder: asyncio.Task[None] | None, tasks: Iterable[asyncio.Task[
         await asyncio.gather(*pending, return_exceptions=True)
 
 
-async def collect(results: AsyncIterable[BulkResult[K, V]]) -> BulkOutcome[K, V]:
-    """Run a bulk iterator to the end and gather its values and errors by key."""
-    outcome: BulkOutcome[K, V] = BulkOutcome()
-    async for result in results:
-        try:
-            if result.error is None:
-                outcome.values[result.key] = result.value  # type: ignore[assignment]
-            else:
-                outcome.errors[result.key] = result.error
-        except TypeError:  # an unhashable key (a list, say) cannot be a dict's key
-            shown = type(result.key).__name__
-            raise ConfigurationError(
-                f"collect: keys must be hashable to be gathered by key, not {shown}"
-                " (iterate the results instead)"
-            ) from None
+async def collect(
+    results: AsyncIterable[BulkResult[K, V]], *, outcome: BulkOutcome[K, V] | None = None
+) -> BulkOutcome[K, V]:
+    """Run a bulk iterator to the end and gather its values and errors by key.
+
+    Pass `outcome` (a `BulkOutcome()` of yours) to keep what a run had if it is
+    interrupted: it is filled as results arrive, so when the key source raises, the run
+    is cancelled or times out, or `collect` raises, it holds every result gathered until
+    then, and the run's `progress.unfinished` lists the keys started that got none.
+    `collect` closes the iterator however it ends, which stops the calls in flight.
+    """
+    if outcome is None:
+        outcome = BulkOutcome()
+    elif not isinstance(outcome, BulkOutcome):
+        raise ConfigurationError("collect: outcome must be a BulkOutcome (or None)")
+    try:
+        iterator = aiter(results)
+    except TypeError:
+        shown = type(results).__name__
+        raise ConfigurationError(
+            f"collect: results must be a bulk run (an async iterable of BulkResult), not {shown}"
+        ) from None
+    try:
+        async for result in iterator:
+            try:
+                if result.error is None:
+                    outcome.values[result.key] = result.value  # type: ignore[assignment]
+                else:
+                    outcome.errors[result.key] = result.error
+            except TypeError:  # an unhashable key (a list, say) cannot be a dict's key
+                shown = type(result.key).__name__
+                raise ConfigurationError(
+                    f"collect: keys must be hashable to be gathered by key, not {shown}"
+                    " (iterate the results instead)"
+                ) from None
+    finally:  # (a run that raised or ended is closed already: nothing happens then)
+        close = getattr(iterator, "aclose", None)
+        if close is not None:
+            await close()
     return outcome
 
 

@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 
 from edgedelivery_async import (
+    BulkOutcome,
     BulkProgress,
     ConfigurationError,
     EdgeDeliveryClient,
@@ -107,6 +108,81 @@ async def test_collect_refuses_keys_it_cannot_gather_by() -> None:
     """An unhashable key raised a raw TypeError from the dict."""
     with pytest.raises(ConfigurationError, match="hashable"):
         await collect(fan_out(echo, [[1], [2]]))
+
+
+async def test_collect_keeps_what_a_run_whose_source_raises_had() -> None:
+    """A key source raising after 50 ids: the 50 were served, collect re-raised, and its
+    gathered results were lost with it (none of those keys was in `unfinished`, since
+    each had its result). An `outcome` of the caller's now holds them."""
+    fake = FakeEdgeDelivery(KEY)
+    fake.seed_pull_zones(60)
+
+    def ids() -> Iterator[int]:
+        yield from range(1, 51)
+        raise OSError("the ids database went away")
+
+    progress = BulkProgress()
+    outcome: BulkOutcome[int, object] = BulkOutcome()
+    async with fake.serve() as url, EdgeDeliveryClient(access_key=KEY, base_url=url) as client:
+        run = client.shield.iter_zones_by_pull_zones(ids(), concurrency=10, progress=progress)
+        with pytest.raises(OSError, match="went away"):
+            await collect(run, outcome=outcome)
+    assert len(fake.requests) == 50
+    assert set(outcome.values) | set(outcome.errors) == set(range(1, 51))
+    assert progress.unfinished == []
+
+
+async def test_collect_keeps_what_a_cancelled_run_had() -> None:
+    """Cancelled (a timeout, a task group), collect lost the results it had gathered;
+    its `outcome` holds them, and `progress.unfinished` the keys whose calls it stopped."""
+    gate = asyncio.Event()
+
+    async def call(key: int) -> int:
+        if key % 2:
+            await gate.wait()  # odd keys never end
+        if key == 4:
+            raise ValueError("four")
+        return key * 10
+
+    progress = BulkProgress()
+    outcome: BulkOutcome[int, int] = BulkOutcome()
+    task = asyncio.create_task(
+        collect(fan_out(call, range(10), progress=progress), outcome=outcome)
+    )
+    for _ in range(1000):  # (the even keys end within a few turns of the loop)
+        if len(outcome.values) + len(outcome.errors) == 5:
+            break
+        await asyncio.sleep(0)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert outcome.values == {0: 0, 2: 20, 6: 60, 8: 80}
+    assert list(outcome.errors) == [4]
+    assert sorted(progress.unfinished) == [1, 3, 5, 7, 9]
+
+
+async def test_collect_stops_the_calls_in_flight_when_it_raises() -> None:
+    """collect raised (an unhashable key) without closing the run: its calls went on,
+    and `unfinished` stayed empty until the garbage collector closed it."""
+    gate = asyncio.Event()
+
+    async def call(key: object) -> object:
+        if key != [2]:
+            await gate.wait()
+        return key
+
+    progress = BulkProgress()
+    with pytest.raises(ConfigurationError, match="hashable"):
+        await collect(fan_out(call, [1, [2], 3], progress=progress))
+    assert sorted(progress.unfinished) == [1, 3]  # type: ignore[type-var]
+    assert progress.in_flight == 0
+
+
+async def test_collect_refuses_what_is_not_a_run_or_an_outcome() -> None:
+    with pytest.raises(ConfigurationError, match="results must be a bulk run"):
+        await collect([1, 2])  # type: ignore[arg-type]
+    with pytest.raises(ConfigurationError, match="outcome must be a BulkOutcome"):
+        await collect(fan_out(echo, [1]), outcome={})  # type: ignore[arg-type]
 
 
 async def test_an_id_of_thousands_of_digits_is_an_invalid_request() -> None:
