@@ -109,15 +109,22 @@ class APIConnectionError(EdgeDeliveryError):
     """No usable reply: the connection failed, broke, or timed out.
 
     `request_sent` is False only when the connection never opened, so the server
-    cannot have acted on the request. `retries_taken` counts the retries before it.
+    cannot have acted on the request. `retryable` is False when another attempt would
+    most likely fail the same way (a reply body that does not decode): it is not
+    retried. `retries_taken` counts the retries before it.
     """
 
     retries_taken: int = 0
+    retryable: bool = True
 
-    def __init__(self, message: str, *, method: str, path: str, request_sent: bool) -> None:
+    def __init__(
+        self, message: str, *, method: str, path: str, request_sent: bool, retryable: bool = True
+    ) -> None:
         self.method = method
         self.path = path
         self.request_sent = request_sent
+        if not retryable:
+            self.retryable = False
         super().__init__(f"{method} {path}: {message}")
 
 

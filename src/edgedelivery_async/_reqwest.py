@@ -153,6 +153,7 @@ class ReqwestTransport:
         if refused is not None:
             raise refused  # (outside the handler: the library's exception is not its context)
         error: Exception
+        coding: str | None = None
         try:
             if request.access_key is not None:  # marked sensitive: pyreqwest masks it in reprs
                 reveal = request.access_key.reveal  # the key itself is never held in a local
@@ -164,6 +165,7 @@ class ReqwestTransport:
                 if size > MAX_HEADER_BYTES:
                     error = head_too_large(request)
                 else:
+                    coding = headers.get("content-encoding")
                     content = await _read(reply, headers, self.max_response_bytes, request.sink)
                     try:
                         return received(
@@ -176,7 +178,7 @@ class ReqwestTransport:
         except rx.PyreqwestError as exc:
             if cancelling():  # closed while the caller cancelled it: the caller's wins
                 raise asyncio.CancelledError from None
-            error = _mapped(exc, request, self._proxies.secrets)
+            error = _mapped(exc, request, self._proxies.secrets, coding)
         raise error  # outside the handler: the library's exception is not its context
 
     async def aclose(self) -> None:
@@ -244,7 +246,7 @@ async def _blocks(reply: Response) -> AsyncIterator[bytes]:
 
 
 def _mapped(
-    exc: rx.PyreqwestError, request: RawRequest, secrets: Iterable[str]
+    exc: rx.PyreqwestError, request: RawRequest, secrets: Iterable[str], coding: str | None = None
 ) -> APIConnectionError:
     causes = exc.details.get("causes") if isinstance(exc, rx.DetailedPyreqwestError) else None
     messages = [str(cause.get("message", "")) for cause in causes or []]
@@ -267,4 +269,4 @@ def _mapped(
                 what = f"TLS certificate verification failed: {redact(message, secrets)}"
             elif message.startswith("tunnel error"):  # the proxy refused CONNECT
                 what = f"the proxy refused the tunnel: {redact(message, secrets)}"
-    return connection_error(request, what, exc, sent=not connecting, secrets=secrets)
+    return connection_error(request, what, exc, sent=not connecting, secrets=secrets, coding=coding)

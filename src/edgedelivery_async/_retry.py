@@ -72,8 +72,9 @@ class RetryPolicy:
         return status in _RETRY_ANY_METHOD
 
     def retryable_error(self, method: str, error: APIConnectionError) -> bool:
-        """Whether a connection failure may be retried for this method."""
-        return method in _IDEMPOTENT or not error.request_sent
+        """Whether a connection failure may be retried for this method (never one that
+        would most likely happen again: `APIConnectionError.retryable`)."""
+        return error.retryable and (method in _IDEMPOTENT or not error.request_sent)
 
     def delay(
         self, retries_taken: int, retry_after: float | None = None, *, rate_limited: bool = False

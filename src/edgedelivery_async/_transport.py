@@ -18,8 +18,9 @@ HTTP(S)_PROXY/NO_PROXY read once per origin unless `trust_env=False`; `verify=`;
 caller's aiohttp `session=`, used as given by `SessionTransport`), verifies TLS,
 applies the connect/read/total timeouts of `Timeout`, decodes the body while
 counting it and stops at `max_response_bytes` (`ResponseTooLargeError`), maps every
-failure into `APIConnectionError`/`APITimeoutError` with `request_sent` right, and
-works under whichever event loop is running. The access key becomes the `AccessKey`
+failure into `APIConnectionError`/`APITimeoutError` with `request_sent` right (a reply
+the library could not read in the SDK's words, the same on every stack: `protocol_fault`),
+and works under whichever event loop is running. The access key becomes the `AccessKey`
 header only at the edge (`_http.headers_with_key`), and the SDK errors raised here
 chain to no library exception: their `__cause__` is a `TransportFailure` holding only
 the library's message (without the key or proxy credentials), so no request object
@@ -216,6 +217,15 @@ class _UnsentURL(Exception):
     """httpx refused the request's own URL (InvalidURL) before sending anything."""
 
 
+class _Undecodable(Exception):
+    """httpx could not decode a reply's body (its DecodingError is the cause); `coding`
+    is the reply's Content-Encoding."""
+
+    def __init__(self, coding: str | None) -> None:
+        super().__init__()
+        self.coding = coding
+
+
 def scrub_key(request: RawRequest, raw: RawResponse) -> None:
     """Mask the key in a reply refused here for its size (the engine scrubs the replies
     it is given; these it never sees): the error, or a frame of its traceback, holds it."""
@@ -248,11 +258,116 @@ def head_too_large(request: RawRequest) -> APIConnectionError:
     return APIConnectionError(message, method=request.method, path=request.path, request_sent=True)
 
 
-def not_a_status(request: RawRequest, status: int) -> APIConnectionError:
-    """The error for a reply whose status is below 100, which no HTTP status is."""
-    what = f"the reply's status {status:03d} is not an HTTP status"
-    message = f"{_PHRASES['connection failed'].format(_host_port(request.url))}: {what}"
+def not_a_status(request: RawRequest) -> APIConnectionError:
+    """The error for a reply whose status is below 100, which no HTTP status is (aiohttp
+    reads `HTTP/1.1 000`, which the other stacks refuse as a bad status line)."""
+    message = f"{_PHRASES['connection failed'].format(_host_port(request.url))}: {BAD_STATUS}"
     return APIConnectionError(message, method=request.method, path=request.path, request_sent=True)
+
+
+# The SDK's words for a reply the HTTP library could not read, one per cause, the same
+# on every transport (`protocol_fault`). They quote nothing the server sent.
+_NOT_HTTP = "the reply is not valid HTTP/1.1 ({})"
+BAD_STATUS = _NOT_HTTP.format("bad status line")
+BAD_HEADER = _NOT_HTTP.format("a header line is malformed")
+BAD_LENGTH = _NOT_HTTP.format("bad or conflicting Content-Length")
+BOTH_FRAMINGS = _NOT_HTTP.format("both Content-Length and Transfer-Encoding")
+BAD_CHUNKS = _NOT_HTTP.format("bad chunked framing")
+CUT_SHORT = "the connection closed before the reply's body was complete"
+UNDECODABLE = "the reply's body is not valid {}"
+UNDECODABLE_ANY = "the reply's body is not valid for its Content-Encoding"
+# The codings the SDK names (as the reply declared them -> as a message says them);
+# any other is not quoted: a header's value is the server's text.
+_CODINGS = {
+    "gzip": "gzip",
+    "x-gzip": "gzip",
+    "deflate": "deflate",
+    "br": "brotli",
+    "brotli": "brotli",
+    "zstd": "zstd",
+}
+
+# How each library says it, in the texts of the failure and its causes (case ignored),
+# in the order they are tried: aiohttp's parser, h11 (httpx), hyper as wreq prints it
+# (Rust debug text) and as pyreqwest does (its Display text).
+_CUT_SHORT = (
+    "payload is not completed",  # aiohttp (its ContentLengthError/TransferEncodingError)
+    "without sending complete message body",  # h11
+    "incompletebody",  # hyper, wreq
+    "end of file before message length reached",  # hyper, pyreqwest
+)
+_STATUS_LINE = (
+    "status line",  # aiohttp "Bad status line", h11 "illegal status line"
+    "parse(status)",  # hyper, wreq
+    "parse(version)",
+    "invalid http status-code",  # hyper, pyreqwest
+    "invalid http version",
+    "status_code should be in range",  # h11, a status below 100
+)
+_FAULTS = (
+    (BOTH_FRAMINGS, ("transfer-encoding can't be present with content-length",)),
+    (BAD_CHUNKS, ("chunk",)),  # "Invalid character in chunk size", "illegal chunk header"
+    (BAD_LENGTH, ("content-length", "contentlength")),
+    (BAD_STATUS, _STATUS_LINE),
+    (BAD_HEADER, ("invalid header", "illegal header", "header(token)", "invalid http header")),
+)
+
+
+def _undecodable(exc: BaseException, text: str) -> bool:
+    """True when `exc` (`text`, in lower case) says a reply's body did not decode.
+
+    aiohttp: "Can not decode content-encoding: gzip"; httpx: DecodingError; wreq: "kind:
+    Decode" (but a body's framing is "netty::Error(Body"); pyreqwest: BodyDecodeError
+    (but a body cut short is "error reading a body from connection").
+    """
+    kind = type(exc).__name__
+    if kind == "DecodingError" and type(exc).__module__.startswith("httpx"):
+        return True
+    if kind == "BodyDecodeError":
+        return "reading a body from connection" not in text
+    return "can not decode content-encoding" in text or (
+        "kind: decode" in text and "error(body" not in text
+    )
+
+
+_URLS = re.compile(r"[a-z][a-z0-9+.-]*://[^\s'\")]*")
+
+
+def protocol_fault(exc: BaseException, coding: str | None = None) -> tuple[str, bool] | None:
+    """The SDK's words for a reply `exc` says the library could not read, and whether it
+    is its body that did not decode (what a retry would most likely get again); None
+    when `exc` says something else. `coding` is the reply's Content-Encoding, when the
+    transport has it (not every library names it)."""
+    texts = []
+    undecodable = False
+    seen: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and len(seen) < 6 and current not in seen:
+        seen.append(current)
+        try:
+            text = _library_text(current).lower()
+        except Exception:  # a library's __str__ should not fail; if it does, it says nothing
+            text = ""
+        text = _URLS.sub("", text)  # (a path's words are not the library's)
+        texts.append(text)
+        undecodable = undecodable or _undecodable(current, text)
+        current = current.__cause__ or current.__context__
+    said = " ".join(texts)
+    if undecodable:
+        named = re.search(r"content-encoding: ([\w-]+)", said)
+        if coding is None and named is not None:
+            coding = named[1]
+        if coding is None:
+            found = [c for c in ("gzip", "deflate", "brotli", "zstd") if c in said]
+            coding = found[0] if len(found) == 1 else None
+        name = _CODINGS.get((coding or "").strip().lower())
+        return (UNDECODABLE.format(name) if name else UNDECODABLE_ANY), True
+    if any(marker in said for marker in _CUT_SHORT):
+        return CUT_SHORT, False
+    for words, markers in _FAULTS:
+        if any(marker in said for marker in markers):
+            return words, False
+    return None
 
 
 # The methods aiohttp sends once more when a pooled connection turns out closed.
@@ -307,14 +422,17 @@ def connection_error(
     sent: bool,
     timeout: bool = False,
     secrets: Iterable[str] = (),
+    coding: str | None = None,
 ) -> APIConnectionError:
     """The SDK error for a failed exchange, caused by a text-only copy of `exc`.
 
     The copy holds neither the key, nor `secrets` (proxy passwords), nor any URL's
-    credentials.
+    credentials. A reply the library could not read is said in the SDK's words
+    (`protocol_fault`; `coding` is its Content-Encoding where the transport has it).
     """
     kind = APITimeoutError if timeout else APIConnectionError
     target = _host_port(request.url)
+    undecodable = False
     if not timeout and "proxy" not in what and _unresolved(exc):  # each library says it its way
         host = target.rpartition(":")[0]
         message = f"could not connect to {target}: the host name {host} could not be resolved"
@@ -325,9 +443,24 @@ def connection_error(
             " (is it a plain http:// server?)"
         )
         sent = False
+    elif (
+        not timeout
+        and what.startswith("connection failed")
+        and (fault := protocol_fault(exc, coding))
+    ):
+        message, undecodable = (
+            f"{_PHRASES['connection failed'].format(target)}: {fault[0]}",
+            fault[1],
+        )
     else:
         message = _located(what, target, _os_reason(exc))
-    error = kind(message, method=request.method, path=request.path, request_sent=sent)
+    error = kind(
+        message,
+        method=request.method,
+        path=request.path,
+        request_sent=sent,
+        retryable=not undecodable,
+    )
     error.__cause__ = TransportFailure(_redacted(_describe(exc), request.access_key, secrets))
     return error
 
@@ -721,7 +854,7 @@ class AiohttpTransport:
                 scrub_key(request, raw)
                 error = head_too_large(request)
             elif raw.status < 100:  # aiohttp reads `HTTP/1.1 000`; hyper and h11 refuse it
-                error = not_a_status(request, raw.status)
+                error = not_a_status(request)
             else:
                 error = too_large(request, raw, self.max_response_bytes)
         raise error  # outside the handler: the library's exception is not its context
@@ -1033,6 +1166,10 @@ class HttpxTransport:
             )
         except _UnsentURL as exc:
             error = connection_error(request, f"could not connect ({exc})", exc, sent=False)
+        except _Undecodable as exc:
+            failure = exc.__cause__ or exc
+            what = f"connection failed ({type(failure).__name__})"
+            error = connection_error(request, what, failure, sent=True, coding=exc.coding)
         except httpx.InvalidURL as exc:  # a redirect's target, read from the reply: sent
             what = "the reply's redirect target is not a URL (InvalidURL)"
             error = connection_error(request, what, exc, sent=True)
@@ -1103,7 +1240,10 @@ class HttpxTransport:
                 content = _read_already(reply, self.max_response_bytes)
                 outcome = _COMPLETE if content is not None else _BODY_TOO_LARGE
             else:
-                content = await _read_httpx(reply, self.max_response_bytes, request.sink)
+                try:
+                    content = await _read_httpx(reply, self.max_response_bytes, request.sink)
+                except httpx.DecodingError as exc:  # its text does not name the coding
+                    raise _Undecodable(reply.headers.get("content-encoding")) from exc
                 outcome = _COMPLETE if content is not None else _BODY_TOO_LARGE
         finally:
             await reply.aclose()

@@ -178,6 +178,7 @@ class WreqTransport:
         if not gate.enter_now():  # every connection busy: wait, within the total timeout
             await self._wait_for_place(request, timeout)
         started = time.monotonic()
+        reply: wreq.Response | None = None
         try:
             if options:
                 reply = await client.request(method, request.url, headers=headers, **options)
@@ -196,7 +197,7 @@ class WreqTransport:
                 )
             error = head_too_large(request)
         except _FAILURES as exc:
-            error = _mapped(exc, request, self._proxies.secrets)
+            error = _mapped(exc, request, self._proxies.secrets, _coding(reply))
         except asyncio.CancelledError as exc:
             # wreq cancels the calls of a client it closes. Nobody cancelled this task:
             # the call ends as on every transport, with a connection error.
@@ -358,7 +359,15 @@ def _reason(message: str) -> str:
 _CONNECTING = re.compile(r"\bis_connect\b|\bkind: Connect\b")
 
 
-def _mapped(exc: Exception, request: RawRequest, secrets: Any) -> APIConnectionError:
+def _coding(reply: wreq.Response | None) -> str | None:
+    """The reply's Content-Encoding, if it has one (wreq's text does not always name it)."""
+    value = None if reply is None else reply.headers.get("content-encoding")
+    return None if value is None else bytes(value).decode("latin-1")
+
+
+def _mapped(
+    exc: Exception, request: RawRequest, secrets: Any, coding: str | None = None
+) -> APIConnectionError:
     message = str(exc)
     connecting = _CONNECTING.search(message) is not None
     reason = redact(_reason(message), secrets)
@@ -377,4 +386,4 @@ def _mapped(exc: Exception, request: RawRequest, secrets: Any) -> APIConnectionE
         return head_too_large(request)
     what = "could not connect" if connecting else "connection failed"
     what = f"{what} ({type(exc).__name__})" + (f": {reason}" if reason else "")
-    return connection_error(request, what, exc, sent=not connecting, secrets=secrets)
+    return connection_error(request, what, exc, sent=not connecting, secrets=secrets, coding=coding)
