@@ -214,12 +214,18 @@ class Engine:
                 )
             if 200 <= reply.status < 300:
                 return reply
-            if reply.status in _REDIRECTS and redirects < _MAX_REDIRECTS:
-                target = self._redirect_target(request, reply)
-                if target is not None:
-                    redirects += 1
-                    request.url, request.path = target, _path_of(target)
-                    continue
+            unfollowed = None  # why a redirect was not followed
+            if reply.status in _REDIRECTS:
+                if redirects < _MAX_REDIRECTS:
+                    target, unfollowed = self._redirect_target(request, reply)
+                    if target is not None:
+                        redirects += 1
+                        request.url, request.path = target, _path_of(target)
+                        continue
+                else:
+                    unfollowed = (
+                        f"not followed: the SDK follows at most {_MAX_REDIRECTS} redirects in a row"
+                    )
             delay = None
             if options.retry.retryable_status(method, reply.status):
                 if reply.status == 429:
@@ -233,7 +239,7 @@ class Engine:
             if delay is None:
                 if request.access_key is not None:
                     request.access_key.scrub(reply)
-                raise status_error(reply, _error_body(reply))
+                raise status_error(reply, _error_body(reply), advice=unfollowed)
             log.debug(
                 "retrying %s %s in %.2f s after status %s (retry %d of %d)",
                 method,
@@ -294,39 +300,57 @@ class Engine:
         headers.update(own)
         return headers
 
-    def _redirect_target(self, request: RawRequest, reply: RawResponse) -> str | None:
-        """A same-origin redirect that keeps the request's meaning, else None."""
+    def _redirect_target(
+        self, request: RawRequest, reply: RawResponse
+    ) -> tuple[str | None, str | None]:
+        """A same-origin redirect that keeps the request's meaning, else None and why not
+        (for the error's message: the target's origin at most, never its path or query)."""
         location = reply.headers.get("location")
-        if not location or (request.method != "GET" and reply.status not in (307, 308)):
-            return None
+        if not location:
+            return None, "not followed: the reply has no Location"
+        if request.method != "GET" and reply.status not in (307, 308):
+            return None, (
+                f"not followed: a {request.method} is redirected only by 307 or 308,"
+                f" which keep its method and body"
+            )
         location = _as_uri(location)
         try:
             target = "" if location is None else urljoin(request.url, location)
-            elsewhere = bool(target) and origin(target) != self._origin
+            elsewhere = origin(target) if target else self._origin
         except ValueError:  # an unreadable Location (bad IPv6 literal or port)
-            return None
+            target = ""
+            elsewhere = self._origin
         if not target or "@" in urlsplit(target).netloc:
+            why = "its Location holds credentials" if target else "its Location is no URI"
+            log.warning("not following a redirect of %s %s: %s", request.method, request.path, why)
+            return None, f"not followed: {why}"
+        if elsewhere != self._origin:
+            scheme, host, port = elsewhere
+            ours = self._origin
+            what = "host" if host != ours[1] else "scheme" if scheme != ours[0] else "port"
+            host = f"[{host}]" if ":" in host else host
+            where = f"{scheme}://{host}" + (f":{port}" if port is not None else "")
+            if request.access_key is not None:  # (a server may put it anywhere)
+                where = request.access_key.masked_text(where)
             log.warning(
-                "not following a redirect of %s %s: its Location is no URI, or has credentials",
+                "not following a redirect of %s %s to another %s (%s)",
                 request.method,
                 request.path,
+                what,
+                where,
             )
-            return None
-        if elsewhere:
-            log.warning(
-                "not following a redirect of %s %s to another host", request.method, request.path
+            return None, (
+                f"not followed: it points to another {what} ({where}); the SDK follows"
+                " redirects only within the API's origin, so the access key is not sent"
+                " elsewhere"
             )
-            return None
         if request.access_key is not None and request.access_key.masked_text(target) != target:
             # The key in a URL would go where URLs go: the server's and proxies' access
             # logs, the caller's own client's hooks, the libraries' errors and frames.
-            log.warning(
-                "not following a redirect of %s %s: its Location holds the access key",
-                request.method,
-                request.path,
-            )
-            return None
-        return target
+            why = "its Location holds the access key"
+            log.warning("not following a redirect of %s %s: %s", request.method, request.path, why)
+            return None, f"not followed: {why}"
+        return target, None
 
 
 def _as_uri(location: str) -> str | None:

@@ -148,8 +148,11 @@ class APIError(EdgeDeliveryError):
     problem beyond the status code: `error_key` is then None (the URI stays in `body`).
     """
 
-    def __init__(self, raw: RawResponse, body: Any, *, message: str | None = None) -> None:
+    def __init__(
+        self, raw: RawResponse, body: Any, *, message: str | None = None, advice: str | None = None
+    ) -> None:
         details = error_details(body)
+        self._advice = advice  # what the SDK did about it (a redirect it did not follow)
         self.raw = raw
         self.method = raw.method
         self.path = raw.path
@@ -174,7 +177,7 @@ class APIError(EdgeDeliveryError):
         said = self._what_happened(reason.strip())
         extra = [f"{name}={value}" for name, value in self._keys(said) if value]
         extra += [f"{e.field}: {e.message}" if e.field else e.message for e in self.errors]
-        advice = self._what_to_do()
+        advice = self._advice or self._what_to_do()
         if said:
             # The server's sentence, without its full stop when advice follows it after a
             # semicolon ("...is required; check the key", not "...is required.; check").
@@ -269,9 +272,11 @@ def _result_object_status(body: Any) -> str | None:
 class APIStatusError(APIError):
     """The server answered with a non-2xx status."""
 
-    def __init__(self, raw: RawResponse, body: Any, *, message: str | None = None) -> None:
+    def __init__(
+        self, raw: RawResponse, body: Any, *, message: str | None = None, advice: str | None = None
+    ) -> None:
         self.retry_after: float | None = raw.retry_after()
-        super().__init__(raw, body, message=message)
+        super().__init__(raw, body, message=message, advice=advice)
 
 
 class BadRequestError(APIStatusError):
@@ -362,11 +367,12 @@ _STATUS_ERRORS: dict[int, type[APIStatusError]] = {
 }
 
 
-def status_error(raw: RawResponse, body: Any) -> APIStatusError:
-    """The exception for a non-2xx reply."""
+def status_error(raw: RawResponse, body: Any, *, advice: str | None = None) -> APIStatusError:
+    """The exception for a non-2xx reply; `advice` ends its message (why a redirect was
+    not followed)."""
     if raw.status >= 500:
-        return InternalServerError(raw, body)
-    return _STATUS_ERRORS.get(raw.status, APIStatusError)(raw, body)
+        return InternalServerError(raw, body, advice=advice)
+    return _STATUS_ERRORS.get(raw.status, APIStatusError)(raw, body, advice=advice)
 
 
 @dataclass(slots=True)

@@ -109,3 +109,67 @@ async def test_an_invalid_request_url_on_httpx_is_not_sent() -> None:
         with pytest.raises(APIConnectionError) as info:
             await client.registries.add(display_name="main")
     assert info.value.request_sent is False
+
+
+# A Location elsewhere (its path and query may hold anything: the key here) -> what the
+# message says of it: the kind of origin and the origin, nothing more.
+ELSEWHERE = {
+    "http://localhost:{other}/x?key=" + KEY: "another host (http://localhost:{other})",
+    "//localhost:{other}/x?key=" + KEY: "another host (http://localhost:{other})",
+    "http://127.0.0.1:{other}/x?key=" + KEY: "another port (http://127.0.0.1:{other})",
+    "https://127.0.0.1:{api}/x?key=" + KEY: "another scheme (https://127.0.0.1:{api})",
+    "http://" + KEY + ".localhost:{other}/x": "another host (http://***.localhost:{other})",
+}
+
+
+@pytest.mark.parametrize("transport", EVERY_TRANSPORT)
+@pytest.mark.parametrize("location", list(ELSEWHERE))
+async def test_a_redirect_elsewhere_says_why_it_was_not_followed(
+    transport: str, location: str, hosts: tuple[RawServer, RawServer]
+) -> None:
+    """It was refused as `-> 302 Found`, the reason only in a log warning."""
+    api, other = hosts
+    ports = {"api": api.port, "other": other.port}
+    api.answer = redirect(location.format(**ports).encode())
+    async with open_client(transport, KEY, api.base_url, max_retries=0) as client:
+        with pytest.raises(APIStatusError) as info:
+            await client.request("GET", "/pullzone/1")
+
+    message = str(info.value)
+    where = ELSEWHERE[location].format(**ports)
+    assert message == (
+        f"GET /pullzone/1 -> 302 Found: not followed: it points to {where}; the SDK follows"
+        " redirects only within the API's origin, so the access key is not sent elsewhere"
+    )
+    assert other.heads == []
+
+
+@pytest.mark.parametrize("transport", EVERY_TRANSPORT)
+async def test_a_redirect_not_followed_on_the_api_s_origin_says_why(
+    transport: str, hosts: tuple[RawServer, RawServer]
+) -> None:
+    """A POST moved by a 302, a loop, a Location with credentials, none at all."""
+    api, _ = hosts
+    async with open_client(transport, KEY, api.base_url, max_retries=0) as client:
+        api.answer = redirect(b"/elsewhere")
+        with pytest.raises(APIStatusError) as info:
+            await client.request("POST", "/pullzone/1", json={})
+        assert info.value.message is None  # (the server's text; this reply has none)
+        assert str(info.value).endswith(
+            "302 Found: not followed: a POST is redirected only by 307 or 308, which keep"
+            " its method and body"
+        )
+        with pytest.raises(APIStatusError) as info:
+            await client.request("GET", "/pullzone/1")
+        assert str(info.value).endswith(
+            "not followed: the SDK follows at most 5 redirects in a row"
+        )
+        api.answer = redirect(b"http://user:pw@127.0.0.1:%d/x" % api.port)
+        with pytest.raises(APIStatusError) as info:
+            await client.request("GET", "/pullzone/1")
+        assert str(info.value).endswith("not followed: its Location holds credentials")
+        assert "pw" not in str(info.value)
+        api.answer = b"HTTP/1.1 302 Found\r\nContent-Length: 0\r\n\r\n"
+        with pytest.raises(APIStatusError) as info:
+            await client.request("GET", "/pullzone/1")
+        assert str(info.value).endswith("302 Found: not followed: the reply has no Location")
