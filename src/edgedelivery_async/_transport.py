@@ -1223,10 +1223,11 @@ class HttpxTransport:
             )
         except httpx.InvalidURL as exc:  # the request's own URL: nothing was sent
             raise _UnsentURL(str(exc)) from None
+        raised = False  # a response hook's `raise_for_status()` raised for the reply
         try:
             reply = await self.client.send(built, follow_redirects=False, stream=True)
         except httpx.HTTPStatusError as exc:  # a response hook's `raise_for_status()`
-            reply = exc.response
+            reply, raised = exc.response, True
             if reply.request is not built or reply.is_success:
                 raise
             # The reply it saw: its status decides (httpx has closed it: its body is
@@ -1236,7 +1237,8 @@ class HttpxTransport:
             if len(fields) > MAX_HEADER_FIELDS or raw_header_bytes(fields) > MAX_HEADER_BYTES:
                 content: bytes | None = b""
                 outcome = _HEAD_TOO_LARGE
-            elif reply.is_closed:  # (a hook's raise_for_status(): a non-2xx, no sink)
+            elif raised:  # (a non-2xx, so no sink; httpx has closed it: a reply given whole,
+                # as a mock transport's is, is closed too, and goes to a sink as it came)
                 content = _read_already(reply, self.max_response_bytes)
                 outcome = _COMPLETE if content is not None else _BODY_TOO_LARGE
             else:
