@@ -41,13 +41,9 @@ import ssl
 import time
 import urllib.request
 from collections.abc import Iterable, Mapping
-from functools import partial
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import aiohttp
-from aiohttp.client_proto import ResponseHandler
-from aiohttp.http import RawResponseMessage
-from aiohttp.streams import StreamReader
 
 from ._bulk import MOST_CONCURRENCY  # (one connection a call: a bulk run's most too)
 from ._exceptions import (
@@ -754,8 +750,6 @@ class AiohttpTransport:
             limit_per_host=0,
             ssl=self._ssl,
         )
-        # Each connection's protocol reads a reply without a body as it ends (`_Replies`).
-        connector._factory = cast("partial[ResponseHandler]", partial(_Replies, loop=loop))
         session = aiohttp.ClientSession(
             connector=connector,
             cookie_jar=aiohttp.DummyCookieJar(),
@@ -1039,71 +1033,6 @@ async def _close_when_loop_ends(session: aiohttp.ClientSession) -> AsyncGenerato
 
 async def _finish(closer: AsyncGenerator[None, None]) -> None:
     await closer.aclose()
-
-
-# The statuses of final replies that end with their head (RFC 9112, 6.3), as a status
-# line writes them (`HTTP/1.1 204`: bytes 9 to 12).
-_BODYLESS = (b"204", b"304")
-_STATUS = slice(9, 12)
-# What `_Replies` waits for on a connection: nothing it reads its own way, a reply, the
-# end of a head that ends its reply, the end of an interim (1xx) reply's head.
-_NOTHING, _A_REPLY, _A_LAST_HEAD, _AN_INTERIM_HEAD = 0, 1, 2, 3
-
-
-class _Replies(ResponseHandler):
-    """aiohttp's protocol, reading a reply without a body (204, 304, one to HEAD) as
-    complete at the end of its head, whatever bytes follow.
-
-    A server may send a body with such a reply anyway. aiohttp's parser, given the head
-    and those bytes in one read, takes them for the status line of a next reply, fails,
-    and loses the reply whose head it had read: the call failed with `APIConnectionError`
-    on this transport only. Here that head is given to the parser apart from what follows
-    it, which the parser then refuses as it refuses any bytes a server sends unasked: it
-    closes the connection (so it is not reused), and the reply stands. Feeding the parser
-    in two steps reads the same bytes the same way; any other reply is read as aiohttp
-    reads it, its head and body at once.
-    """
-
-    _waiting = _NOTHING
-    _head_only = False  # the request is HEAD: its reply has no body
-
-    def set_response_params(self, **params: Any) -> None:
-        """A request is about to be sent on this connection: its reply comes next."""
-        self._waiting, self._head_only = _A_REPLY, bool(params.get("skip_payload"))
-        super().set_response_params(**params)
-
-    def data_received(self, data: bytes) -> None:
-        while self._waiting and data:
-            if self._waiting == _A_REPLY:
-                status = data[_STATUS]  # (shorter when the read is: then split to be sure)
-                if status[:1] == b"1" and status != b"101":
-                    self._waiting = _AN_INTERIM_HEAD
-                elif self._head_only or status in _BODYLESS or len(status) < 3:
-                    self._waiting = _A_LAST_HEAD
-                else:
-                    self._waiting = _NOTHING  # a reply with a body: aiohttp's way
-                    break
-            end = data.find(b"\r\n\r\n") + 4
-            if end < 4:
-                break  # the head goes on in the next read
-            self._waiting = _A_REPLY if self._waiting == _AN_INTERIM_HEAD else _NOTHING
-            if end == len(data):
-                break  # nothing follows the head in this read
-            head, data = data[:end], data[end:]
-            super().data_received(head)
-            if not self.is_connected():
-                return
-        super().data_received(data)  # (b"" too: aiohttp's call to go on inflating a body)
-
-    def feed_data(self, data: tuple[RawResponseMessage, StreamReader], size: int = 0) -> None:
-        """A reply's head, read: a 204 whose headers frame a body (which it must not have,
-        RFC 9110 6.4.1) may send that body yet, so its connection is closed, not reused."""
-        headers = data[0].headers
-        if data[0].code == 204 and (
-            headers.get("Content-Length", "0") != "0" or "Transfer-Encoding" in headers
-        ):
-            self.force_close()
-        super().feed_data(data, size)
 
 
 async def _read_aiohttp(

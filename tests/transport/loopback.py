@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
-import re
 import socket
 import struct
 import threading
@@ -163,65 +162,6 @@ async def raw_server() -> AsyncIterator[RawServer]:
     raw.port = listening.sockets[0].getsockname()[1]
     async with listening:
         yield raw
-
-
-@dataclass
-class KeptServer:
-    """A loopback server that keeps each connection open and answers the requests in
-    turn with `answers`: the bytes to write at once, and the bytes to write on the same
-    connection before its next reply (a body sent late). Then `NO_CONTENT` each time."""
-
-    answers: list[tuple[bytes, bytes]] = field(default_factory=list)
-    heads: list[bytes] = field(default_factory=list)
-    connections: int = 0
-    port: int = 0
-    writers: list[asyncio.StreamWriter] = field(default_factory=list)
-    handlers: list[asyncio.Task[None]] = field(default_factory=list)
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        self.connections += 1
-        self.writers.append(writer)
-        task = asyncio.current_task()
-        assert task is not None
-        self.handlers.append(task)
-        late = b""
-        try:
-            while True:
-                head = await reader.readuntil(b"\r\n\r\n")
-                self.heads.append(head)
-                length = re.search(rb"(?i)\r\ncontent-length: *(\d+)", head)
-                if length:
-                    await reader.readexactly(int(length[1]))
-                now, after = self.answers.pop(0) if self.answers else (NO_CONTENT, b"")
-                writer.write(late + now)
-                await writer.drain()
-                late = after
-        except (ConnectionError, asyncio.IncompleteReadError):
-            pass  # the client closed the connection
-        finally:
-            writer.close()
-
-
-NO_CONTENT = b"HTTP/1.1 204 No Content\r\n\r\n"
-
-
-@asynccontextmanager
-async def kept_server() -> AsyncIterator[KeptServer]:
-    """A `KeptServer` listening on 127.0.0.1 for the length of the block."""
-    kept = KeptServer()
-    listening = await asyncio.start_server(kept.handle, "127.0.0.1", 0)
-    kept.port = listening.sockets[0].getsockname()[1]
-    async with listening:
-        try:
-            yield kept
-        finally:  # the connections a client keeps open end here, not at the loop's end
-            for writer in kept.writers:
-                writer.close()
-            await asyncio.gather(*kept.handlers)
 
 
 async def reset(request: web.Request) -> web.StreamResponse:
