@@ -47,6 +47,14 @@ def sdk_lines(caplog: pytest.LogCaptureFixture) -> list[str]:
     return [r.getMessage() for r in caplog.records if r.name == LOGGER_NAME]
 
 
+async def debug_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One read of a client made with `EDGEDELIVERY_LOG=debug` set up."""
+    monkeypatch.setenv("EDGEDELIVERY_LOG", "debug")
+    setup_from_environment()
+    async with mock_client(Recorder(OK)) as client:
+        await client.registries.get(31)
+
+
 @pytest.mark.parametrize("value", ["debug", "DEBUG", " Debug "])
 def test_env_debug_attaches_one_handler(
     monkeypatch: pytest.MonkeyPatch, sdk_logger: logging.Logger, value: str
@@ -87,11 +95,8 @@ async def test_debug_lines_reach_stderr(
     sdk_logger: logging.Logger,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    monkeypatch.setenv("EDGEDELIVERY_LOG", "debug")
-    setup_from_environment()
     with root_handlers():  # no handler of the application's: the SDK's prints, once
-        async with mock_client(Recorder(OK)) as client:
-            await client.registries.get(31)
+        await debug_read(monkeypatch)
 
     err = capsys.readouterr().err
     assert len(re.findall(r"GET /mc/registries/31 -> 200", err)) == 1, err
@@ -106,12 +111,9 @@ async def test_a_line_is_printed_once_when_the_application_configures_logging(
 ) -> None:
     """With logging.basicConfig() the root's handler prints the SDK's records and the
     SDK's own handler stands back; the record still reaches the root."""
-    monkeypatch.setenv("EDGEDELIVERY_LOG", "debug")
-    setup_from_environment()
     with root_handlers():
         logging.basicConfig(format="root: %(name)s %(message)s")
-        async with mock_client(Recorder(OK)) as client:
-            await client.registries.get(31)
+        await debug_read(monkeypatch)
 
     err = capsys.readouterr().err
     assert len(re.findall(r"GET /mc/registries/31 -> 200", err)) == 1, err
@@ -123,13 +125,10 @@ async def test_a_root_handler_above_the_records_level_leaves_them_to_the_sdk(
     sdk_logger: logging.Logger,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    monkeypatch.setenv("EDGEDELIVERY_LOG", "debug")
-    setup_from_environment()
     warnings_only = logging.StreamHandler()
     warnings_only.setLevel(logging.WARNING)
     with root_handlers(warnings_only):
-        async with mock_client(Recorder(OK)) as client:
-            await client.registries.get(31)
+        await debug_read(monkeypatch)
 
     err = capsys.readouterr().err
     assert len(re.findall(r"GET /mc/registries/31 -> 200", err)) == 1, err
@@ -142,10 +141,7 @@ async def test_caplog_sees_the_records_the_sdk_handler_leaves_to_it(
     caplog: pytest.LogCaptureFixture,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    monkeypatch.setenv("EDGEDELIVERY_LOG", "debug")
-    setup_from_environment()
-    async with mock_client(Recorder(OK)) as client:
-        await client.registries.get(31)
+    await debug_read(monkeypatch)
 
     assert [line[: len("GET /mc/registries/31 -> 200")] for line in sdk_lines(caplog)] == [
         "GET /mc/registries/31 -> 200"

@@ -695,19 +695,26 @@ def cookie_document() -> dict[str, Any]:
     return document
 
 
-async def test_cookie_parameters_are_typed_defaulted_and_reach_the_handler(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """Cookie parameters were validated only: a default was not filled in and a stateful
-    handler never saw their values, where header and query parameters get both. Now they
-    are read by the header parameters' one code path: typed, defaulted, passed on."""
+def params_seen_by(monkeypatch: pytest.MonkeyPatch, operation_id: str) -> list[dict[str, Any]]:
+    """The parameters a stateful handler for `operation_id` is given, one entry a call
+    (the handler answers 204)."""
     seen: list[dict[str, Any]] = []
 
     def handler(app: _app.FakeApp, match: _app.Match, body: Any) -> Any:
         seen.append(match.params)
         return _app.r.empty_reply(204)
 
-    monkeypatch.setattr(_app, "HANDLERS", {"AddedSession_Get": handler})
+    monkeypatch.setattr(_app, "HANDLERS", {operation_id: handler})
+    return seen
+
+
+async def test_cookie_parameters_are_typed_defaulted_and_reach_the_handler(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Cookie parameters were validated only: a default was not filled in and a stateful
+    handler never saw their values, where header and query parameters get both. Now they
+    are read by the header parameters' one code path: typed, defaulted, passed on."""
+    seen = params_seen_by(monkeypatch, "AddedSession_Get")
     fake = FakeEdgeDelivery(KEY, document=cookie_document())
     async with httpx.AsyncClient(transport=fake, base_url="https://fake.test") as http:
         for cookie, params in (
@@ -839,13 +846,7 @@ async def test_header_parameters_are_read_and_validated(monkeypatch: pytest.Monk
     joined by commas) and validated: a 400 naming it, `request.invalid_header`, and the
     handler sees the typed values. Accept, Content-Type, Authorization and AccessKey are never
     read as parameters (the key is no integer, and never shows in a message)."""
-    seen: list[dict[str, Any]] = []
-
-    def handler(app: _app.FakeApp, match: _app.Match, body: Any) -> Any:
-        seen.append(match.params)
-        return _app.r.empty_reply(204)
-
-    monkeypatch.setattr(_app, "HANDLERS", {"AddedCount_Get": handler})
+    seen = params_seen_by(monkeypatch, "AddedCount_Get")
     fake = FakeEdgeDelivery(KEY, document=header_document())
     async with httpx.AsyncClient(transport=fake, base_url="https://fake.test") as http:
         for given, field, message in (
