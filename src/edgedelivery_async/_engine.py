@@ -22,7 +22,16 @@ from urllib.parse import quote, urljoin, urlsplit
 from . import _hooks
 from ._exceptions import APIConnectionError, ConfigurationError, status_error
 from ._hooks import Hooks, RequestEvent, ResponseEvent, RetryEvent
-from ._http import AccessKey, BodySink, RawRequest, RawResponse, Transport, header_problem, origin
+from ._http import (
+    DEFAULT_PORTS,
+    AccessKey,
+    BodySink,
+    RawRequest,
+    RawResponse,
+    Transport,
+    header_problem,
+    origin,
+)
 from ._logging import SdkLog
 from ._rate_control import RateControl, RateController
 from ._retry import RetryPolicy
@@ -329,7 +338,8 @@ class Engine:
             ours = self._origin
             what = "host" if host != ours[1] else "scheme" if scheme != ours[0] else "port"
             host = f"[{host}]" if ":" in host else host
-            where = f"{scheme}://{host}" + (f":{port}" if port is not None else "")
+            written = port is not None and port != DEFAULT_PORTS.get(scheme)
+            where = f"{scheme}://{host}" + (f":{port}" if written else "")
             if request.access_key is not None:  # (a server may put it anywhere)
                 where = request.access_key.masked_text(where)
             log.warning(

@@ -400,7 +400,17 @@ class Transport(Protocol):
     async def aclose(self) -> None: ...
 
 
+DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
 def origin(url: str) -> tuple[str, str, int | None]:
-    """(scheme, host, port) of a URL, for same-origin checks."""
+    """(scheme, host, port) of a URL, for same-origin checks: the scheme's default port
+    when none is written, so `https://api` and `https://api:443` are one origin."""
     parts = urlsplit(url)
-    return parts.scheme.lower(), (parts.hostname or "").lower(), parts.port
+    scheme = parts.scheme.lower()
+    port = parts.port
+    return (
+        scheme,
+        (parts.hostname or "").lower(),
+        DEFAULT_PORTS.get(scheme) if port is None else port,
+    )

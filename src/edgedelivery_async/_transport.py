@@ -513,8 +513,8 @@ def _located(what: str, target: str, reason: str | None) -> str:
 
 
 def _host_port(url: str) -> str:
-    scheme, host, port = origin(url)
-    return f"{host}:{port or (443 if scheme == 'https' else 80)}"
+    _, host, port = origin(url)
+    return f"{host}:{port}"
 
 
 def _unresolved(exc: BaseException) -> bool:

@@ -204,7 +204,13 @@ async def test_redirect_to_another_origin_is_not_followed(
 
 @pytest.mark.parametrize("status", [301, 302, 303, 307, 308])
 @pytest.mark.parametrize(
-    "location", ["/mc/registries/32", "https://api.edge.test/mc/registries/32", "32"]
+    "location",
+    [
+        "/mc/registries/32",
+        "https://api.edge.test/mc/registries/32",
+        "32",
+        "https://API.edge.test:443/mc/registries/32",  # the scheme's default port, written
+    ],
 )
 async def test_same_origin_redirect_is_followed_for_get(status: int, location: str) -> None:
     recorder = two_hosts(location, status)
