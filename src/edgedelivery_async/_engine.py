@@ -169,8 +169,8 @@ class Engine:
                 except BaseException:
                     rate.landed()  # admitted, never sent
                     raise
-            if trace is not None:
-                trace.attempt_started(retries)
+            if trace is not None:  # (a redirect is a resend too, as OpenTelemetry counts)
+                trace.attempt_started(retries + redirects)
             sent_at = time.monotonic()
             try:
                 reply = await self.transport.send(request, options.timeout)

@@ -27,7 +27,8 @@ class CallInfo:
 
 
 class CallTrace(Protocol):
-    """The record of one call: its attempts, then its end."""
+    """The record of one call: its attempts, then its end. An attempt's number counts
+    the sends before it, retries and redirects alike (0 for the first)."""
 
     def attempt_started(self, attempt: int) -> None: ...
 

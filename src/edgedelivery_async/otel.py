@@ -11,8 +11,9 @@ client = EdgeDeliveryClient(..., telemetry=OpenTelemetry())
 Each call is one CLIENT span named `{method} {url.template}` (e.g.
 `GET /mc/registries/{registryId}`) with `http.request.method`, `url.template`,
 `server.address`, `server.port`, `http.response.status_code`, `error.type`,
-`http.request.resend_count` and `edgedelivery.operation_id`. When a call is retried,
-each attempt also gets a child span. Every attempt is recorded in the
+`http.request.resend_count` and `edgedelivery.operation_id`. When a call is retried
+or redirected, each attempt also gets a child span (`http.request.resend_count`
+counts both, as OpenTelemetry's conventions do). Every attempt is recorded in the
 `http.client.request.duration` histogram. A bulk run (`.map`, `iter_*`) is a span
 `edgedelivery.bulk {operation}` with the counter `edgedelivery.bulk.items` (attribute
 `edgedelivery.bulk.outcome`: ok or error). The access key is never an attribute: it
@@ -113,8 +114,8 @@ class _Call:
         if attempt == 0:
             self._attempts.append((now, now, None, None))
             return
-        if attempt == 1:  # the first retry: the earlier attempts get their spans now, once
-            earlier, self._attempts = self._attempts, []  # (a redirect sends attempt 1 again)
+        if attempt == 1:  # the first resend: the first attempt gets its span now
+            earlier, self._attempts = self._attempts, []
             for start, end, status, error_type in earlier:
                 span = self._attempt(0, start)
                 _finish(span, status, error_type, end)

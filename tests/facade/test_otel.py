@@ -414,4 +414,18 @@ async def test_a_redirect_after_a_retry_gives_each_send_one_span(otel: Otel) -> 
         307,
         200,
     ]
+    assert [span.attributes.get("http.request.resend_count") for span in attempts] == [None, 1, 2]
     assert sum(point.count for point in otel.points("http.client.request.duration")) == 3
+
+
+async def test_a_redirect_is_a_resend(otel: Otel) -> None:
+    """OpenTelemetry's `http.request.resend_count` counts redirects as well as retries:
+    a followed redirect is a second attempt with its own span, numbered 1."""
+    moved = httpx.Response(307, headers={"Location": "/shield/shield-zone/get-by-pullzone/43"})
+    recorder = Recorder(moved, OK)
+    async with mock_client(recorder, telemetry=otel.telemetry) as client:
+        await client.shield.get_zone_by_pull_zone(42)
+    call, attempts = call_and_attempts(otel)
+    assert call.attributes["http.request.resend_count"] == 1
+    assert [span.attributes.get("http.response.status_code") for span in attempts] == [307, 200]
+    assert [span.attributes.get("http.request.resend_count") for span in attempts] == [None, 1]
