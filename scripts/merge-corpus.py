@@ -35,6 +35,8 @@ from urllib.parse import urlparse
 
 import yaml
 
+from edgedelivery_async._schema import deref, operation_parameters
+
 ROOT = Path(__file__).resolve().parents[1]
 METHODS = ("get", "put", "post", "delete", "patch", "head", "options", "trace")
 SCHEMAS = "#/components/schemas/"
@@ -125,10 +127,9 @@ def merge(document: dict[str, Any], source: dict[str, Any], prefix: str) -> list
                 notes.append(f"kept ours: {method.upper()} {key} (not {op.get('operationId')})")
                 continue
             op = copy.deepcopy(op)
-            names = {(p.get("in"), p.get("name")) for p in op.get("parameters", [])}
-            extra = [p for p in shared if (p.get("in"), p.get("name")) not in names]
-            if extra:
-                op["parameters"] = [*copy.deepcopy(extra), *op.get("parameters", [])]
+            if shared:  # the path item's parameters, as the client and the fake read them
+                params = operation_parameters(item, op, lambda node: deref(node, source))
+                op["parameters"] = copy.deepcopy(params)
             if key != wire:  # the same wire path under other parameter names: take ours
                 ours = re.findall(r"\{([^}]*)\}", key)
                 theirs = re.findall(r"\{([^}]*)\}", wire)

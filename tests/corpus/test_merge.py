@@ -144,3 +144,33 @@ def test_the_merge_and_the_project_copy_read_the_document_as_prepare_spec_does(
     project_copy.declare_pagination(merged)
     assert prepare_spec.load(str(merged)) == {**before, "x-sdk-pagination": PAGINATION}
     assert project_copy.read_document(merged)["x-sdk-pagination"] == PAGINATION
+
+
+def test_a_path_items_parameters_reach_its_operations_less_those_they_redeclare() -> None:
+    """OpenAPI's rule, the one the client and the fake read (`operation_parameters`):
+    the path item's parameters apply to each operation under it, and an operation's own
+    parameter of the same name and place (here, through a `$ref`) overrides it."""
+    document: dict[str, Any] = {"paths": {}, "components": {"schemas": {}}}
+    shared_id = {"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}
+    own_id = {"name": "id", "in": "path", "required": True, "schema": {"type": "integer"}}
+    verbose = {"name": "verbose", "in": "query", "schema": {"type": "boolean"}}
+    ok = {"200": {"description": "ok"}}
+    source = {
+        "servers": [{"url": "https://api.example.invalid"}],
+        "paths": {
+            "/rules/{id}": {
+                "parameters": [shared_id, verbose],
+                "get": {"operationId": "Rule_Get", "responses": ok},
+                "delete": {
+                    "operationId": "Rule_Delete",
+                    "parameters": [{"$ref": "#/components/parameters/Id"}],
+                    "responses": ok,
+                },
+            }
+        },
+        "components": {"schemas": {}, "parameters": {"Id": own_id}},
+    }
+    merge_script().merge(document, source, "Shield")
+    item = document["paths"]["/rules/{id}"]
+    assert item["get"]["parameters"] == [shared_id, verbose]
+    assert item["delete"]["parameters"] == [verbose, {"$ref": "#/components/parameters/Id"}]
