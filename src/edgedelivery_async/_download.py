@@ -20,13 +20,14 @@ transport. The promises:
 - The bytes are written as the server sent them (decompressed; a text reply is not
   re-encoded). A failed write raises `DownloadError`; so does a destination that cannot
   be written (no such folder, a folder, a path ending in a separator, which names a
-  folder, a name too long, a folder that may not be searched: any OSError in looking
-  at it), before anything is sent.
+  folder, a name too long, a folder that may not be searched, an existing file this
+  process may not write: any OSError in looking at it), before anything is sent.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import secrets
 import stat
@@ -180,9 +181,15 @@ def _written(target: Path) -> Path:
 def _mode_of(written: Path) -> int | None:
     """The permissions of the file at `written`, which the download keeps, as
     `open(path, "wb")` keeps them (a private 0600 export stays private); None for a new
-    file. Only the read, write and run bits: a downloaded body never gets set-user-id."""
+    file. Only the read, write and run bits: a downloaded body never gets set-user-id.
+    A file this process may not write raises PermissionError, as `open(path, "wb")`
+    would: renaming over it would replace a file its owner made read-only."""
     found = _stat(written)
-    return None if found is None else stat.S_IMODE(found.st_mode) & 0o777
+    if found is None:
+        return None
+    if not os.access(written, os.W_OK):  # (a 0400 file, say: open() would be refused too)
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(written))
+    return stat.S_IMODE(found.st_mode) & 0o777
 
 
 def _set_mode(file: IO[bytes], part: Path, mode: int) -> None:

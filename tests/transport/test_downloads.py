@@ -343,6 +343,32 @@ async def test_a_destination_the_system_refuses_to_look_at_is_a_download_error(
     assert files(tmp_path) == []
 
 
+async def test_an_existing_file_it_may_not_write_is_left_as_it_was(
+    server: LoopbackServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A 0400 file was replaced (the temporary file was renamed over it), where
+    `open(path, "wb")` is refused. Now a DownloadError before sending; the file stays."""
+    real_access = os.access
+    locked = tmp_path / "locked.bin"
+    locked.write_bytes(b"old")
+    locked.chmod(0o400)
+
+    def access(path: Any, mode: int, *args: Any, **kwargs: Any) -> bool:
+        if str(path) == str(locked) and mode & os.W_OK:  # (tests run as root: it may write)
+            return False
+        return real_access(path, mode, *args, **kwargs)
+
+    monkeypatch.setattr(os, "access", access)
+    async with open_client("aiohttp", KEY, server.base_url) as client:
+        with pytest.raises(DownloadError, match="Permission denied") as raised:
+            await client.registries.get.to_file(locked, 31)
+    assert raised.value.filename == str(locked)
+    assert server.requests == []
+    assert files(tmp_path) == ["locked.bin"]
+    assert locked.read_bytes() == b"old"
+    assert stat.S_IMODE(locked.stat().st_mode) == 0o400
+
+
 async def test_a_destination_ending_in_a_separator_names_a_folder(
     server: LoopbackServer, tmp_path: Path
 ) -> None:
