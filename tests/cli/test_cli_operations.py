@@ -502,7 +502,8 @@ def test_a_missing_flag_pair_is_named_whole(cli: Run, served: Served) -> None:
         ('{"Hostname": "a.example", "ForceSSL": true}', ["--hostname", "b"], "cannot be combined"),
         ('{"Hostname": "a.example", "ForceSSL": true, "X": 1}', [], "unknown member(s) X"),
         ('["not", "an", "object"]', [], "must hold a JSON object"),
-        ('{"Hostname": "a.example"}', [], "Missing option '--on/--off'"),
+        ('{"Hostname": "a.example"}', [], "--body: has no ForceSSL, which the body requires"),
+        ("{}", [], "--body: has no Hostname, ForceSSL, which the body requires"),
     ],
 )
 def test_body_file_mistakes_are_usage_errors(
@@ -513,6 +514,7 @@ def test_body_file_mistakes_are_usage_errors(
     result = cli(*served.options, "pull-zones", "set-force-ssl", "42", "--body", str(path), *extra)
     assert result.code == 2
     assert message in plain(result.err)
+    assert "Missing option" not in result.err  # (an option the file cannot be combined with)
     assert served.fake.requests == []
 
 

@@ -454,13 +454,19 @@ class GeneratedCommand:
                 raise self._missing(invocation.ctx, "body")
         elif invocation.body_given:
             kwargs.update(self._fields_of(invocation.body, invocation.body_label))
-        for item in self.bound:
-            if (
-                item.input.kind != "path"
-                and item.input.required
-                and item.input.python not in kwargs
-            ):
-                raise self._missing(invocation.ctx, item.param)
+        missing = [
+            item
+            for item in self.bound
+            if item.input.kind != "path" and item.input.required and item.input.python not in kwargs
+        ]
+        if missing and missing[0].input.kind == "field" and invocation.body_given:
+            # the file is the whole body, so the field's option cannot be added to it
+            members = ", ".join(item.input.wire for item in missing if item.input.kind == "field")
+            raise typer.BadParameter(
+                f"has no {members}, which the body requires", param_hint=invocation.body_label
+            )
+        if missing:
+            raise self._missing(invocation.ctx, missing[0].param)
         invocation.args = args
         invocation.kwargs = kwargs
 
