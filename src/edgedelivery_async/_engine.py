@@ -217,7 +217,7 @@ class Engine:
                 log.debug(
                     "%s %s -> %s in %.1f ms",
                     method,
-                    request.path,
+                    request.shown_path,
                     reply.status,
                     reply.elapsed * 1000,
                 )
@@ -252,7 +252,7 @@ class Engine:
             log.debug(
                 "retrying %s %s in %.2f s after status %s (retry %d of %d)",
                 method,
-                request.path,
+                request.shown_path,
                 delay,
                 reply.status,
                 retries + 1,
@@ -331,7 +331,9 @@ class Engine:
             elsewhere = self._origin
         if not target or "@" in urlsplit(target).netloc:
             why = "its Location holds credentials" if target else "its Location is no URI"
-            log.warning("not following a redirect of %s %s: %s", request.method, request.path, why)
+            log.warning(
+                "not following a redirect of %s %s: %s", request.method, request.shown_path, why
+            )
             return None, f"not followed: {why}"
         if elsewhere != self._origin:
             scheme, host, port = elsewhere
@@ -345,7 +347,7 @@ class Engine:
             log.warning(
                 "not following a redirect of %s %s to another %s (%s)",
                 request.method,
-                request.path,
+                request.shown_path,
                 what,
                 where,
             )
@@ -358,7 +360,9 @@ class Engine:
             # The key in a URL would go where URLs go: the server's and proxies' access
             # logs, the caller's own client's hooks, the libraries' errors and frames.
             why = "its Location holds the access key"
-            log.warning("not following a redirect of %s %s: %s", request.method, request.path, why)
+            log.warning(
+                "not following a redirect of %s %s: %s", request.method, request.shown_path, why
+            )
             return None, f"not followed: {why}"
         return target, None
 
@@ -511,7 +515,7 @@ def _hook_headers(headers: Any) -> dict[str, str]:
 
 def _log_budget_spent(request: RawRequest) -> None:
     """No retry: the client's retry budget is spent (the error is raised instead)."""
-    log.debug("not retrying %s %s: the retry budget is spent", request.method, request.path)
+    log.debug("not retrying %s %s: the retry budget is spent", request.method, request.shown_path)
 
 
 def _path_of(url: str) -> str:
@@ -538,12 +542,12 @@ def _log_failure(
     if not log.isEnabledFor(logging.DEBUG):
         return
     if delay is None:
-        log.debug("%s %s failed: %s (not retried)", request.method, request.path, error)
+        log.debug("%s %s failed: %s (not retried)", request.method, request.shown_path, error)
     else:
         log.debug(
             "retrying %s %s in %.2f s after %s (retry %d of %d)",
             request.method,
-            request.path,
+            request.shown_path,
             delay,
             type(error).__name__,
             retries + 1,

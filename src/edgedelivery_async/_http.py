@@ -240,6 +240,14 @@ class RawRequest:
     access_key: AccessKey | None = None
     sink: BodySink | None = None  # a 2xx body goes there, not into memory (`to_file`)
 
+    @property
+    def shown_path(self) -> str:
+        """`path` as messages and logs show it: the key as *** where the caller wrote it
+        into the path (an id given the key by mistake), as `AccessKey.scrub` masks it in
+        a reply's URL and path."""
+        key = self.access_key
+        return self.path if key is None else key.masked_text(self.path)
+
 
 class BodySink(Protocol):
     """Where a transport writes a 2xx body instead of keeping it (`_download`).

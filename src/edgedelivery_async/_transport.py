@@ -251,14 +251,18 @@ def head_too_large(request: RawRequest) -> APIConnectionError:
         f" holding at most {MAX_HEADER_BYTES} bytes)"
     )
     message = f"{_PHRASES['connection failed'].format(_host_port(request.url))}: {what}"
-    return APIConnectionError(message, method=request.method, path=request.path, request_sent=True)
+    return APIConnectionError(
+        message, method=request.method, path=request.shown_path, request_sent=True
+    )
 
 
 def not_a_status(request: RawRequest) -> APIConnectionError:
     """The error for a reply whose status is below 100, which no HTTP status is (aiohttp
     reads `HTTP/1.1 000`, which the other stacks refuse as a bad status line)."""
     message = f"{_PHRASES['connection failed'].format(_host_port(request.url))}: {BAD_STATUS}"
-    return APIConnectionError(message, method=request.method, path=request.path, request_sent=True)
+    return APIConnectionError(
+        message, method=request.method, path=request.shown_path, request_sent=True
+    )
 
 
 # The SDK's words for a reply the HTTP library could not read, one per cause, the same
@@ -453,7 +457,7 @@ def connection_error(
     error = kind(
         message,
         method=request.method,
-        path=request.path,
+        path=request.shown_path,
         request_sent=sent,
         retryable=not undecodable,
     )
@@ -481,7 +485,7 @@ def callers_client_error(request: RawRequest, which: str, exc: BaseException) ->
         said = ""
     named = _redacted(f"{type(exc).__name__}: {said}" if said else type(exc).__name__, key)
     error = HookError(
-        f"{request.method} {request.path}: the {which} given to the client raised {named}"
+        f"{request.method} {request.shown_path}: the {which} given to the client raised {named}"
     )
     error.__cause__ = TransportFailure(_redacted(_describe(exc), key))
     return error

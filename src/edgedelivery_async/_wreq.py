@@ -162,7 +162,7 @@ class WreqTransport:
         method = _METHODS.get(request.method)
         if method is None:  # client.request("PROPFIND", ...): wreq has no other methods
             problem = Problem("method", f"transport='wreq' sends only {', '.join(_METHODS)}")
-            raise InvalidRequestError(f"{request.method} {request.path}", [problem])
+            raise InvalidRequestError(f"{request.method} {request.shown_path}", [problem])
         client = self._client(timeout, request.access_key)
         headers = self._header_map(request.headers)
         options: dict[str, Any] = {}

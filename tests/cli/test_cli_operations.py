@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 
 import pytest
@@ -339,6 +340,38 @@ def test_wrong_key_is_401_and_never_printed(cli: Run, served: Served) -> None:
     assert result.code == 1
     assert "401" in result.err
     assert wrong not in result.out + result.err
+
+
+def closed_port() -> int:
+    """A loopback port nothing listens on."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_a_key_given_as_an_id_is_in_no_message_or_log(
+    cli: Run, served: Served, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The key pasted where an id goes: a 404's message masked it, but the debug log
+    (`PUT /mc/apps/app-1/containers/<key>/env -> 404`, the retry lines) and a failed
+    connection's message (`error: PUT /mc/apps/...<key>...: could not connect`) had it."""
+    caplog.set_level(logging.DEBUG, logger="edgedelivery_async")
+    served.fake.add_app("app-1")
+    args = ["containers", "set-env", "app-1", KEY, "A=1"]
+    not_found = cli(*served.options, *args)
+    unreachable = cli(
+        "--base-url", f"http://127.0.0.1:{closed_port()}", "--access-key", KEY,
+        "--max-retries", "1", *args,
+    )  # fmt: skip
+    assert (not_found.code, unreachable.code) == (1, 1)
+    assert "404" in not_found.err
+    assert "could not connect" in unreachable.err
+    assert "retrying PUT /mc/apps/app-1/containers/***/env" in caplog.text
+    for said in (not_found.out, not_found.err, unreachable.err, caplog.text):
+        assert "/containers/***/env" in said or said == ""
+        assert KEY not in said
 
 
 def test_help_never_shows_the_key(cli: Run, monkeypatch: pytest.MonkeyPatch) -> None:
