@@ -475,3 +475,70 @@ def test_a_text_or_binary_body_file_is_read_up_to_the_cap(
     ran = runner.invoke(raw, ["raw", "put-note", "--body", "-"], input=b"y" * 1001)
     assert ran.exit_code == 2, ran.output
     assert calls == []
+
+
+def test_integer_and_number_options_are_ascii_decimal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """click's INT and FLOAT read what int() and float() read: `--count` in Arabic-Indic
+    digits and `--count 1_0` sent 10, `--ratio nan` and `1e999` went on to the SDK, and a
+    value of 5,000 digits was echoed whole in the error. Now an integer or number option
+    is ASCII decimal and finite, as an id is (a usage error otherwise, nothing called),
+    within the schema's bounds, and a long value is shown shortened."""
+    from typer.testing import CliRunner
+
+    from edgedelivery_async.cli import _commands
+    from edgedelivery_async.cli._document import GroupSpec, Input, OperationSpec
+
+    bounded = {"type": "integer", "minimum": 1, "maximum": 10}
+    operation = OperationSpec(
+        operation_id="Widget_List",
+        http_method="GET",
+        path="/widgets",
+        resource="widgets",
+        method="list",
+        command="list",
+        summary="List widgets",
+        description="",
+        requires_key=True,
+        query_params=(
+            Input("query", "count", "count", bounded, False),
+            Input("query", "offset", "offset", {"type": "integer"}, False),
+            Input("query", "ratio", "ratio", {"type": "number"}, False),
+        ),
+    )
+    calls: list[dict[str, Any]] = []
+    monkeypatch.setattr(
+        _commands, "call_operation", lambda ctx, operation_id, args, kwargs: calls.append(kwargs)
+    )
+    widgets = typer.Typer()
+    group = GroupSpec("widgets", "widgets", "Widgets", (operation,))
+    widgets.add_typer(_commands.build_group(group, {}), name="widgets")
+    runner = CliRunner()
+
+    def run(*args: str) -> tuple[int, str]:
+        ran = runner.invoke(widgets, ["widgets", "list", *args], env={"COLUMNS": "200"})
+        return ran.exit_code, plain(ran.output)
+
+    for args, sent in [
+        (["--count", "10", "--offset", "-3", "--ratio", "-.5e-3"], (10, -3, -0.0005)),
+        (["--count", " +7 ", "--offset", "0" * 5000 + "12", "--ratio", "2"], (7, 12, 2.0)),
+    ]:
+        assert run(*args)[0] == 0
+        assert calls.pop() == dict(zip(["count", "offset", "ratio"], sent, strict=True))
+    for args, said in [
+        (["--count", "\u0661\u0660"], "'\u0661\u0660' is not an integer (ASCII digits)"),
+        (["--count", "\uff11"], "'\uff11' is not an integer"),
+        (["--offset", "1_0"], "'1_0' is not an integer"),
+        (["--offset", "1.5"], "'1.5' is not an integer"),
+        (["--offset", "9" * 5000], f"'{'9' * 37}...' has more than 4,300 digits"),
+        (["--count", "11"], "11 is not in the range 1<=x<=10"),
+        (["--ratio", "nan"], "'nan' is not a number"),
+        (["--ratio", "inf"], "'inf' is not a number"),
+        (["--ratio", "1e999"], "'1e999' is beyond the range of a number"),
+        (["--ratio", "\u0663.\u0665"], "'\u0663.\u0665' is not a number"),
+    ]:
+        code, output = run(*args)
+        assert code == 2, output
+        assert said in output, output
+        assert len(output) < 1000
+    assert calls == []
+    assert "--count INTEGER [1<=x<=10]" in run("--help")[1]

@@ -10,7 +10,7 @@ from __future__ import annotations
 try:
     from typer._click.core import Context, Parameter
     from typer._click.exceptions import MissingParameter, NoSuchOption, UsageError
-    from typer._click.types import ParamType
+    from typer._click.types import FloatParamType, FloatRange, IntParamType, IntRange, ParamType
 except ImportError:  # pragma: no cover - typer before the vendored click
     from click.core import Context, Parameter  # type: ignore[assignment]
     from click.exceptions import (  # type: ignore[assignment]
@@ -18,10 +18,20 @@ except ImportError:  # pragma: no cover - typer before the vendored click
         NoSuchOption,
         UsageError,
     )
-    from click.types import ParamType  # type: ignore[assignment]
+    from click.types import (  # type: ignore[assignment]
+        FloatParamType,
+        FloatRange,
+        IntParamType,
+        IntRange,
+        ParamType,
+    )
 
 __all__ = [
     "Context",
+    "FloatParamType",
+    "FloatRange",
+    "IntParamType",
+    "IntRange",
     "MissingParameter",
     "NoSuchOption",
     "ParamType",

@@ -104,6 +104,82 @@ def id_type(schema: dict[str, Any]) -> PositiveId:
     return PositiveId(max(bound, -MAX_ID))
 
 
+_INTEGER_TEXT = re.compile(r"[+-]?[0-9]+")  # ASCII digits only
+_NUMBER_TEXT = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_MOST_DIGITS = 4300  # int() reads no longer a string (sys.int_info.default_max_str_digits)
+
+
+def _ascii_number(kind: str, value: Any, fail: Callable[[str], Any]) -> Any:
+    """The text of an integer or number option as its value, before click's range check.
+
+    click's INT and FLOAT read what int() and float() read: Arabic-Indic or fullwidth
+    digits (`--count` with two Arabic-Indic digits sent 10), underscores (`1_0`), `nan`,
+    `inf` and `1e999` (sent on to be refused as no JSON number), and a text of over 4,300
+    digits was echoed whole. Here a value is ASCII decimal and finite, as an id is, and
+    a long one is shown shortened. `fail` raises the usage error."""
+    if not isinstance(value, str):
+        return value
+    text = value.strip()
+    shown = repr(text if len(text) <= 40 else text[:37] + "...")
+    if kind == "integer":
+        if not _INTEGER_TEXT.fullmatch(text):
+            fail(f"{shown} is not an integer (ASCII digits)")
+        digits = text.lstrip("+-").lstrip("0") or "0"
+        if len(digits) > _MOST_DIGITS:
+            fail(f"{shown} has more than {_MOST_DIGITS:,} digits")
+        return -int(digits) if text.startswith("-") else int(digits)
+    if not _NUMBER_TEXT.fullmatch(text):
+        fail(f"{shown} is not a number (ASCII digits, such as 1.5 or 2e3)")
+    number = float(text)
+    if not math.isfinite(number):
+        fail(f"{shown} is beyond the range of a number")
+    return number
+
+
+class Integer(click.IntParamType):
+    """An integer option: ASCII digits (see `_ascii_number`)."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        value = _ascii_number("integer", value, lambda text: self.fail(text, param, ctx))
+        return super().convert(value, param, ctx)
+
+
+class IntegerRange(click.IntRange):
+    """An integer option with the schema's minimum or maximum."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        value = _ascii_number("integer", value, lambda text: self.fail(text, param, ctx))
+        return super().convert(value, param, ctx)
+
+
+class Number(click.FloatParamType):
+    """A number option: ASCII decimal, finite (see `_ascii_number`)."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        value = _ascii_number("number", value, lambda text: self.fail(text, param, ctx))
+        return super().convert(value, param, ctx)
+
+
+class NumberRange(click.FloatRange):
+    """A number option with the schema's minimum or maximum."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        value = _ascii_number("number", value, lambda text: self.fail(text, param, ctx))
+        return super().convert(value, param, ctx)
+
+
+def number_type(kind: str, schema: Mapping[str, Any]) -> click.ParamType:
+    """The type of an integer or number option, with the schema's bounds when it gives
+    them (click shows them in the help: `[1<=x<=10]`)."""
+    low, high = (
+        None if isinstance(bound, bool) or not isinstance(bound, int | float) else bound
+        for bound in (schema.get("minimum"), schema.get("maximum"))
+    )
+    if kind == "integer":
+        return IntegerRange(low, high) if (low, high) != (None, None) else Integer()
+    return NumberRange(low, high) if (low, high) != (None, None) else Number()
+
+
 class PlainText(click.ParamType):
     """A string argument, shown without a `<str>` placeholder."""
 
@@ -302,16 +378,13 @@ class GeneratedCommand:
         elif kind in ("string", "integer", "number"):
             scalar: type = {"string": str, "integer": int, "number": float}[kind]
             annotation = scalar | None
-            limits: dict[str, Any] = {}
-            if kind != "string":
-                limits = {
-                    "min": schema.get("minimum"),
-                    "max": schema.get("maximum"),
-                }
+            typed: dict[str, Any] = {}
+            if kind != "string":  # ASCII digits, within the schema's bounds
+                typed = {"click_type": number_type(kind, schema)}
             # The metavar names the kind of value (the option already names the field): a
             # long field name shown twice would push the option's own name out of the help.
             metavar = {"string": "TEXT", "integer": "INTEGER", "number": "NUMBER"}[kind]
-            option = typer.Option(*decls, metavar=metavar, **limits)
+            option = typer.Option(*decls, metavar=metavar, **typed)
         else:  # arrays, objects, anything else: JSON text
             json_kind = kind if kind in _JSON_KINDS else "any"
             annotation = str | None
