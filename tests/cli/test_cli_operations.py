@@ -622,6 +622,24 @@ def test_an_id_is_ascii_digits_of_64_bits(
     assert served.fake.requests == []
 
 
+def test_a_json_file_with_a_byte_order_mark_is_read(
+    cli: Run, served: Served, tmp_path: Path
+) -> None:
+    """A --body or --records-file that a Windows editor saved (UTF-8 with a byte-order
+    mark) was refused: "is not valid JSON: Unexpected UTF-8 BOM", where an ids file's
+    mark is skipped."""
+    body, records = tmp_path / "body.json", tmp_path / "records.json"
+    body.write_text('\ufeff{"Name": "API_URL"}', encoding="utf-8")
+    records.write_text('\ufeff[{"Name": "www", "Value": "192.0.2.1"}]', "utf-8")
+    served.fake.add_script(5)
+    added = cli(*served.options, "compute", "add-variable", "5", "--body", str(body))
+    zone = cli(*served.options, "dns-zones", "add", "--domain", "x.example", "--records-file",
+               str(records))  # fmt: skip
+    assert (added.code, zone.code) == (0, 0), added.err + zone.err
+    assert added.json()["Name"] == "API_URL"
+    assert zone.json()["Records"][0]["Value"] == "192.0.2.1"
+
+
 def test_a_json_option_nested_too_deep_is_a_usage_error(cli: Run, served: Served) -> None:
     """It was a RecursionError traceback (--body already said so)."""
     deep = "[" * 2000 + "]" * 2000

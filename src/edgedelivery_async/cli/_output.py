@@ -269,8 +269,10 @@ def read_text(path: str, option: str, limit: int) -> str:
 
 def read_json(path: str, option: str) -> Any:
     """The JSON in a file, or in stdin for `-`, as UTF-8; a usage error when unreadable
-    (stdin closed, bytes that are not UTF-8, more than `MAX_INPUT` bytes)."""
-    text = read_text(path, option, MAX_INPUT)
+    (stdin closed, bytes that are not UTF-8, more than `MAX_INPUT` bytes). A byte-order
+    mark before it is skipped, as in an ids file (Windows editors write one; Python's
+    parser refused it: "Unexpected UTF-8 BOM")."""
+    text = read_text(path, option, MAX_INPUT).removeprefix("\ufeff")
     try:
         return json.loads(text)
     except ValueError as exc:
