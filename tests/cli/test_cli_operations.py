@@ -402,6 +402,32 @@ def test_max_retries_out_of_range_is_a_usage_error(cli: Run, count: str) -> None
     assert "Traceback" not in result.err
 
 
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--timeout", "nan", "shield", "get", "1"], "'--timeout': 'nan' is not a number"),
+        (["--timeout", "1e10", "shield", "get", "1"], "is not in the range 0.001<=x<=1000000000"),
+        (["--max-retries", "\u0663", "shield", "get", "1"], "'--max-retries': '\u0663' is not an"),
+        (["shield", "dump", "-p", "1", "-c", "\u0661\u0660"], "'-c': '\u0661\u0660' is not an"),
+        (["shield", "dump", "-p", "1", "--rate-limit", "1_0"], "'--rate-limit': '1_0' is not a"),
+        (["demo", "-p", "\uff15"], "'-p': '\uff15' is not an integer"),
+        (["demo", "--latency", "inf"], "'--latency': 'inf' is not a number"),
+    ],
+    ids=["timeout-nan", "timeout-big", "retries", "concurrency", "rate-limit", "demo-p", "latency"],
+)
+def test_the_hand_written_numeric_options_are_ascii_decimal(
+    cli: Run, args: list[str], said: str
+) -> None:
+    """As the generated commands' options are (`_commands.number_type`): `--max-retries`
+    and `-c` in Arabic-Indic digits ran with 3 and 10, `--rate-limit 1_0` with 10, and
+    `--timeout nan` or `1e10` reached the SDK, whose refusal named Python's `timeout`
+    ("timeout must be a Timeout or a number of seconds ...")."""
+    result = cli("--base-url", "http://127.0.0.1:9", *args)
+    assert result.code == 2, result.err
+    assert said in plain(result.err)
+    assert "a Timeout" not in result.err
+
+
 def test_no_command_shows_help(cli: Run) -> None:
     result = cli()
     assert result.code in (0, 2)

@@ -16,7 +16,8 @@ from typing import Annotated
 import typer
 
 from .._retry import MAX_RETRIES
-from ._commands import CONTEXT_SETTINGS, Command, build_groups
+from .._timeouts import LONGEST
+from ._commands import CONTEXT_SETTINGS, Command, IntegerRange, NumberRange, build_groups
 from ._demo import demo_command
 from ._dump import dump_command
 from ._options import Settings
@@ -83,7 +84,7 @@ def global_options(
         typer.Option(
             "--timeout",
             metavar="SECONDS",
-            min=0.001,
+            click_type=NumberRange(0.001, int(LONGEST)),  # ASCII decimal, as every number
             help="Time allowed for each attempt (default 60 s).",
             show_default=False,
         ),
@@ -93,8 +94,7 @@ def global_options(
         typer.Option(
             "--max-retries",
             metavar="N",
-            min=0,
-            max=MOST_RETRIES,  # (10**21 retries against a closed port never ended)
+            click_type=IntegerRange(0, MOST_RETRIES),  # (10**21 retries never ended)
             help=(
                 f"Retries after a retryable failure (default 2, at most {MOST_RETRIES}); "
                 "429 replies are retried apart, up to the larger of N and 6."

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from ._commands import IntegerRange, NumberRange
 from ._options import settings
 from ._output import FAILED, INTERRUPTED, OK, LineWriter, say
 
@@ -75,14 +76,19 @@ def demo_command(
             "--pull-zones",
             "-p",
             metavar="N",
-            min=1,
-            max=MOST_PULL_ZONES,
+            click_type=IntegerRange(1, MOST_PULL_ZONES),
             help="How many pull zones to seed.",
         ),
     ] = 3000,
     concurrency: Annotated[
         int,
-        typer.Option("--concurrency", "-c", metavar="N", min=1, help="Requests in flight at most."),
+        typer.Option(
+            "--concurrency",
+            "-c",
+            metavar="N",
+            click_type=IntegerRange(min=1),
+            help="Requests in flight at most.",
+        ),
     ] = 100,
     output: Annotated[
         str | None,
@@ -97,7 +103,10 @@ def demo_command(
     latency: Annotated[
         float,
         typer.Option(
-            "--latency", metavar="SECONDS", min=0.0, help="Seconds the fake waits per request."
+            "--latency",
+            metavar="SECONDS",
+            click_type=NumberRange(min=0.0),
+            help="Seconds the fake waits per request.",
         ),
     ] = 0.01,
     rate_limit: Annotated[
@@ -105,7 +114,7 @@ def demo_command(
         typer.Option(
             "--rate-limit",
             metavar="N",
-            min=0.0,
+            click_type=NumberRange(min=0.0),
             help="Requests per second the fake allows the key (0: no limit).",
         ),
     ] = RATE_LIMIT,

@@ -24,6 +24,7 @@ from typing import IO, TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 
 import typer
 
+from ._commands import IntegerRange, Number
 from ._options import settings
 from ._output import (
     FAILED,
@@ -394,13 +395,20 @@ def dump_command(
     ] = None,
     concurrency: Annotated[
         int,
-        typer.Option("--concurrency", "-c", metavar="N", min=1, help="Requests in flight at most."),
+        typer.Option(
+            "--concurrency",
+            "-c",
+            metavar="N",
+            click_type=IntegerRange(min=1),
+            help="Requests in flight at most.",
+        ),
     ] = 100,
     rate_limit: Annotated[
         float | None,
         typer.Option(
             "--rate-limit",
             metavar="N",
+            click_type=Number(),
             help="At most N requests per second (default: no limit).",
             show_default=False,
         ),
