@@ -328,6 +328,28 @@ def test_an_unusable_base_url_is_repeated_and_not_asked_for_again(cli: Run) -> N
     assert KEY not in result.err
 
 
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [
+        (["--access-key", f" {KEY}\n"], "access_key must be printable ASCII (no line breaks)"),
+        (["--access-key", f"{KEY} "], "access_key must not begin or end with a space"),
+    ],
+)
+def test_an_unusable_access_key_says_where_it_came_from(
+    cli: Run, monkeypatch: pytest.MonkeyPatch, given: list[str], said: str
+) -> None:
+    """The SDK's message names its argument (`access_key must not begin or end with a
+    space`): the command line now says which option and variable set it, never the key."""
+    result = cli("--base-url", "http://127.0.0.1:9", *given, "registries", "get", "1")
+    monkeypatch.setenv("EDGEDELIVERY_ACCESS_KEY", f"{KEY}\t")
+    from_env = cli("--base-url", "http://127.0.0.1:9", "registries", "get", "1")
+    for ran in (result, from_env):
+        assert ran.code == 2
+        assert "hint: the access key is the global option --access-key, else " in ran.err
+        assert KEY not in ran.out + ran.err
+    assert f"error: {said}" in result.err
+
+
 def test_a_missing_base_url_says_what_to_pass(cli: Run) -> None:
     result = cli("--access-key", KEY, "registries", "get", "1")
     assert "no base URL: pass --base-url or set EDGEDELIVERY_BASE_URL" in result.err

@@ -181,14 +181,20 @@ BASE_URL_HINT = (
     "an absolute https:// URL such as https://api.example.com"
 )
 
+# An access key was given (by --access-key, else EDGEDELIVERY_ACCESS_KEY) but cannot be used.
+ACCESS_KEY_HINT = (
+    "hint: the access key is the global option --access-key, else EDGEDELIVERY_ACCESS_KEY "
+    "(check the variable for a stray space or line break)"
+)
+
 
 def message_of(error: BaseException) -> tuple[str, str | None]:
     """The error's message as the command line says it, and a hint naming CLI options.
 
     The SDK's messages name Python arguments (`allow_insecure_http=True`, `base_url=`);
     here they name the global options that set them. A missing setting's message says
-    what to pass; a base URL that was given but cannot be used gets a hint on what it
-    must be, not one to pass it.
+    what to pass; a base URL or an access key that was given but cannot be used gets a
+    hint on where it came from, not one to pass it.
     """
     from .. import ConfigurationError
 
@@ -202,6 +208,8 @@ def message_of(error: BaseException) -> tuple[str, str | None]:
         return text, INSECURE_HTTP_HINT
     if text.startswith("base_url "):
         return text, BASE_URL_HINT
+    if text.startswith("access_key "):  # ("access_key must be printable ASCII", ...)
+        return text, ACCESS_KEY_HINT
     return text, None
 
 
