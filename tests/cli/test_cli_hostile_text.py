@@ -55,6 +55,30 @@ def test_a_result_is_printed_as_json_the_stream_can_take(
     assert json.loads(done.stdout)["displayName"] == name
 
 
+TERMINAL_CONTROLS = "csi\u009b31m red \u202eevil\u202c \u2066iso\u2069 \u2028line"
+
+
+def test_terminal_controls_from_a_server_are_written_escaped(
+    served: Served, tmp_path: Path
+) -> None:
+    """An 8-bit control (U+009B opens a terminal escape sequence) or a bidirectional
+    override in a reply reached the terminal raw: JSON escapes only the 7-bit controls.
+    They are now written as \\u escapes, the same JSON, in a result and a dump line."""
+    registry = served.fake.add_registry(TERMINAL_CONTROLS)
+    served.fake.add_pull_zone(1)
+    served.fake.add_shield_zone(1, 777, wafDisabledRules=[TERMINAL_CONTROLS])
+    got = run(served, "registries", "get", str(registry))
+    dumped = run(served, "shield", "dump", "-p", "1")
+    for done in (got, dumped):
+        assert done.returncode == 0, done.stderr
+        text = done.stdout.decode()
+        assert not any(char in text for char in "\u009b\u202e\u202c\u2066\u2069\u2028")
+        assert "\\u009b31m" in text
+    assert json.loads(got.stdout)["displayName"] == TERMINAL_CONTROLS
+    line = json.loads(dumped.stdout.splitlines()[0])
+    assert TERMINAL_CONTROLS in json.dumps(line, ensure_ascii=False)
+
+
 def test_a_dump_writes_every_line_when_a_reply_holds_a_lone_surrogate(
     served: Served, tmp_path: Path
 ) -> None:

@@ -11,6 +11,7 @@ import io
 import json
 import math
 import os
+import re
 import sys
 import time
 from typing import IO, TYPE_CHECKING, Any, NoReturn
@@ -108,7 +109,19 @@ def _json_text(value: Any, stream: IO[str] | None, **options: Any) -> str:
         text.encode(getattr(stream, "encoding", None) or "utf-8")
     except (UnicodeEncodeError, LookupError):
         return json.dumps(value, ensure_ascii=True, **options)
-    return text
+    # JSON escapes only the 7-bit controls; a terminal also acts on the 8-bit ones (U+009B
+    # opens an escape sequence) and shows text reordered by the bidirectional controls.
+    # Outside strings JSON is ASCII, so each stands in a string: \u escaped, same JSON.
+    return _TERMINAL_CONTROLS.sub(_escaped, text)
+
+
+# C1 controls, the bidirectional marks, embeddings, overrides and isolates, and the
+# line and paragraph separators.
+_TERMINAL_CONTROLS = re.compile("[\u0080-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
+
+
+def _escaped(found: re.Match[str]) -> str:
+    return f"\\u{ord(found.group()):04x}"
 
 
 def _finite(value: Any) -> Any:
