@@ -284,9 +284,20 @@ def field_path(parts: Any) -> str:
     return text
 
 
+# Validators whose messages name members, never quote the value they judge.
+_NAMES_ONLY = frozenset({"required", "additionalProperties", "dependentRequired"})
+
+
 def _message(error: jsonschema.ValidationError) -> str:
     if isinstance(error.schema, dict) and error.schema.get("format") == "password":
         return f"is not valid ({error.validator}); the value is not shown"
+    if error.validator not in _NAMES_ONLY and _holds_password(error.schema):
+        # jsonschema's message quotes the value, which may hold the password (the
+        # credentials passed as a list, a tuple, or the password alone)
+        if error.validator == "type":
+            wanted = error.validator_value
+            return f"should be of type {wanted!r}; the value is not shown (it may hold a password)"
+        return f"is not valid ({error.validator}); the value is not shown (it may hold a password)"
     if error.validator == "anyOf" and isinstance(error.instance, dict):
         variants: list[dict[str, Any]] = list(error.schema.get("anyOf", []))  # type: ignore[union-attr]
         names = sorted({req for sub in variants for req in sub.get("required", [])})
@@ -300,6 +311,17 @@ def _message(error: jsonschema.ValidationError) -> str:
     if error.validator in ("minimum", "maximum") and isinstance(error.instance, int):
         return f"{error.instance} is out of range"
     return str(error.message)
+
+
+def _holds_password(schema: Any) -> bool:
+    """Whether a schema, or one below it, is a password (`format: password`)."""
+    if isinstance(schema, dict):
+        if schema.get("format") == "password":
+            return True
+        return any(_holds_password(node) for node in schema.values())
+    if isinstance(schema, list):
+        return any(_holds_password(node) for node in schema)
+    return False
 
 
 def deref(node: dict[str, Any], document: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -76,3 +76,24 @@ async def test_a_registry_is_added_only_when_saved(body: dict[str, Any]) -> None
     assert info.value.error_key == body.get("status")
     assert info.value.message
     assert SECRET not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "credentials",
+    [
+        [{"userName": "u", "password": SECRET}],  # a list of the object
+        ("u", SECRET),  # a tuple
+        SECRET,  # the password alone
+    ],
+)
+async def test_credentials_of_the_wrong_shape_are_refused_without_showing_the_password(
+    credentials: Any,
+) -> None:
+    recorder = Recorder(httpx.Response(200, json={"id": 31}))
+    async with mock_client(recorder) as client:
+        with pytest.raises(InvalidRequestError) as info:
+            await client.registries.add(display_name="main", password_credentials=credentials)
+    assert SECRET not in str(info.value)
+    assert SECRET not in repr(info.value.errors)
+    assert "passwordCredentials: should be of type 'object'" in str(info.value)
+    assert recorder.requests == []
