@@ -101,8 +101,14 @@ class InvalidRequestError(EdgeDeliveryError, ValueError):
     def __init__(self, operation: str, problems: Sequence[Problem]) -> None:
         self.operation = operation
         self.errors = [FieldError(p.field or None, p.message) for p in problems]
-        listed = "; ".join(str(p) for p in problems)
+        listed = "; ".join(str(p) for p in problems[:_MOST_PROBLEMS_SAID])
+        if len(problems) > _MOST_PROBLEMS_SAID:  # (a list of 20,000 bad records made 2 MB)
+            listed += f"; and {len(problems) - _MOST_PROBLEMS_SAID:,} more (all in .errors)"
         super().__init__(f"{operation}: invalid request, nothing was sent: {listed}")
+
+
+#: The most problems an InvalidRequestError's message lists; `.errors` has every one.
+_MOST_PROBLEMS_SAID = 20
 
 
 class APIConnectionError(EdgeDeliveryError):

@@ -288,7 +288,38 @@ def field_path(parts: Any) -> str:
 _NAMES_ONLY = frozenset({"required", "additionalProperties", "dependentRequired"})
 
 
+# The longest problem message that quotes the caller's value as it is; a longer one
+# quotes it shortened (a 100,000-character string made a 100 kB message).
+_LONGEST_MESSAGE = 500
+
+
 def _message(error: jsonschema.ValidationError) -> str:
+    text = _said(error)
+    if len(text) <= _LONGEST_MESSAGE:
+        return text
+    shown = repr(error.instance)
+    if shown not in text:
+        return text[:_LONGEST_MESSAGE] + "..."
+    short = _short_repr().repr(error.instance)
+    if isinstance(error.instance, str | list | dict):
+        unit = "characters" if isinstance(error.instance, str) else "members"
+        short += f" ({len(error.instance):,} {unit})"
+    return text.replace(shown, short, 1)
+
+
+@functools.cache
+def _short_repr() -> Any:
+    import reprlib
+
+    shortened = reprlib.Repr()
+    shortened.maxstring = shortened.maxother = shortened.maxlong = 60
+    shortened.maxlist = shortened.maxdict = shortened.maxtuple = 5
+    shortened.maxlevel = 3
+    return shortened
+
+
+def _said(error: jsonschema.ValidationError) -> str:
+    """What is wrong, in jsonschema's words or the SDK's (the value may be quoted whole)."""
     if isinstance(error.schema, dict) and error.schema.get("format") == "password":
         return f"is not valid ({error.validator}); the value is not shown"
     if error.validator not in _NAMES_ONLY and _holds_password(error.schema):

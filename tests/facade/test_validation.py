@@ -334,6 +334,36 @@ async def test_dns_record_problems_carry_their_paths(recorder_client: Any) -> No
     ]
 
 
+@pytest.mark.parametrize(
+    ("value", "said"),
+    [
+        ("x" * 100_000, "(100,000 characters) is not of type 'boolean'"),
+        (["y" * 1_000] * 1_000, "(1,000 members) is not of type 'boolean'"),
+        ({f"k{n}": "v" * 1_000 for n in range(300)}, "(300 members) is not of type 'boolean'"),
+    ],
+    ids=["string", "list", "dict"],
+)
+async def test_a_long_value_is_quoted_shortened(
+    recorder_client: Any, value: Any, said: str
+) -> None:
+    error = await invalid(
+        recorder_client, lambda c: c.pull_zones.set_force_ssl(1, hostname="h", force_ssl=value)
+    )
+    assert len(str(error)) < 1_000
+    assert said in str(error)
+    assert [e.field for e in error.errors] == ["ForceSSL"]
+
+
+async def test_a_message_lists_twenty_problems_and_errors_every_one(recorder_client: Any) -> None:
+    records = [{"Name": 1, "Ttl": "x"}] * 50
+    error = await invalid(
+        recorder_client, lambda c: c.dns_zones.add(domain="example.com", records=records)
+    )
+    assert len(error.errors) == 100
+    assert str(error).count("is not of type") == 20
+    assert str(error).endswith("; and 80 more (all in .errors)")
+
+
 @pytest.mark.parametrize("value", [float("nan"), float("inf"), float("-inf")])
 async def test_non_finite_numbers(recorder_client: Any, value: float) -> None:
     error = await invalid(
