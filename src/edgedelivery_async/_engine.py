@@ -20,7 +20,7 @@ from typing import Any
 from urllib.parse import quote, urljoin, urlsplit
 
 from . import _hooks
-from ._exceptions import APIConnectionError, ConfigurationError, status_error
+from ._exceptions import APIConnectionError, ConfigurationError, InvalidRequestError, status_error
 from ._hooks import Hooks, RequestEvent, ResponseEvent, RetryEvent
 from ._http import (
     DEFAULT_PORTS,
@@ -46,6 +46,9 @@ _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 _ACCEPT_JSON = {"User-Agent": USER_AGENT, "Accept": "application/json"}
 _SEND_JSON = {**_ACCEPT_JSON, "Content-Type": "application/json"}
 _MAX_REDIRECTS = 5
+# The longest URL every transport sends: hyper (wreq, reqwest) refuses a URI of more than
+# 65,534 bytes and httpx one of more than 65,536; aiohttp sends any.
+LONGEST_URL = 65_534
 # What a followed Location may hold: RFC 3986's characters. Parsers read anything else
 # (a backslash, a control character, a space) their own ways: WHATWG's, which the Rust
 # transports follow, takes "\" for "/", so "http://other\@api/" named the API to
@@ -110,6 +113,8 @@ class Engine:
                 f"{method} {path} needs an access key: pass access_key= "
                 "or set EDGEDELIVERY_ACCESS_KEY (an empty key counts as none)"
             )
+        if len(self.base_url) + len(path) > LONGEST_URL:  # (the path is encoded: ASCII)
+            raise _too_long(method, operation_id, len(self.base_url), len(path))
         request = RawRequest(
             method,
             self.base_url + path,
@@ -497,6 +502,19 @@ def _is_loopback(host: str) -> bool:
 
 
 _PORTS = {"http": 80, "https": 443}
+
+
+def _too_long(method: str, operation_id: str | None, base: int, path: int) -> InvalidRequestError:
+    """The error for a URL no transport but aiohttp would send (neither the base URL nor
+    the path is quoted: it is what is too long)."""
+    from ._schema import Problem
+
+    message = (
+        f"the URL would be {base + path:,} characters long ({base:,} of the base URL,"
+        f" {path:,} of the path and query), more than the {LONGEST_URL:,} every transport"
+        " sends"
+    )
+    return InvalidRequestError(operation_id or method, [Problem("", message, "")])
 
 
 def _hook_headers(headers: Any) -> dict[str, str]:

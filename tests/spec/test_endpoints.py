@@ -26,7 +26,9 @@ from edgedelivery_async import (
     BadRequestError,
     ConfigurationError,
     ConflictError,
+    EdgeDeliveryClient,
     InternalServerError,
+    InvalidRequestError,
     NotFoundError,
     PermissionDeniedError,
     RateLimitError,
@@ -34,6 +36,7 @@ from edgedelivery_async import (
 )
 
 from ._calls import (
+    BASE_URL,
     IDENTIFIER,
     IDENTIFIER_ENCODED,
     KEY,
@@ -88,6 +91,13 @@ STATUS_ERRORS: dict[int, type[APIStatusError]] = {
 ERROR_CASES = [
     (o, key) for o in OPERATIONS for key in o.op["responses"] if not str(key).startswith("2")
 ]
+WITH_STRING_PATH = [
+    o
+    for o in OPERATIONS
+    if any(flat(p["schema"]).get("type") == "string" for p in o.parameters_in("path"))
+]
+# The longest URL every transport sends (hyper's limit; httpx's is 65,536), written out.
+LONGEST_URL = 65_534
 PROBLEM_520 = {"type": "about:blank", "title": "Origin error", "status": 520}
 
 
@@ -480,3 +490,39 @@ async def test_force_ssl_error_statuses(status: int, httpx_mock: HTTPXMock) -> N
     assert raised.value.error_key == "pullzone.x"
     assert raised.value.field is None
     assert raised.value.message == "no"
+
+
+@pytest.mark.parametrize(
+    "operation", WITH_STRING_PATH, ids=[o.operation_id for o in WITH_STRING_PATH]
+)
+async def test_a_url_longer_than_every_transport_sends_is_refused_before_sending(
+    operation: Operation,
+) -> None:
+    """A URL of 65,534 characters is sent; one more, which hyper (wreq, reqwest) and httpx
+    refuse as a connection failure, is an InvalidRequestError before anything is sent."""
+    given = arguments(operation)
+    place = [
+        flat(p["schema"]).get("type") == "string" for p in operation.parameters_in("path")
+    ].index(True)
+    status, body = success_reply(operation)
+    seen: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(status) if body is NO_BODY else httpx.Response(status, json=body)
+
+    async with (
+        httpx.AsyncClient(transport=httpx.MockTransport(handler)) as http,
+        EdgeDeliveryClient(KEY, BASE_URL, http_client=http, max_retries=0) as client,
+    ):
+        method = client.operation(operation.operation_id)
+        await method(*given.args, **given.kwargs)
+        fill = LONGEST_URL - (len(str(seen[0].url)) - len(IDENTIFIER_ENCODED))
+        given.args[place] = "a" * fill
+        await method(*given.args, **given.kwargs)
+        assert len(str(seen[1].url)) == LONGEST_URL
+        given.args[place] = "a" * (fill + 1)
+        with pytest.raises(InvalidRequestError, match="would be 65,535 characters long") as info:
+            await method(*given.args, **given.kwargs)
+    assert len(seen) == 2
+    assert len(str(info.value)) < 300
