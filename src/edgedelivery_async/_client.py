@@ -435,7 +435,8 @@ def _check_headers(headers: Mapping[str, str]) -> dict[str, str]:
         problem = header_problem(name, value)
         if problem is not None:
             raise ConfigurationError(problem)
-    return dict(headers)
+    # their text, as checked: a str subclass's str() may say another (a line break, even)
+    return {str.__str__(name): str.__str__(value) for name, value in headers.items()}
 
 
 def _is_httpx_client(value: object) -> bool:

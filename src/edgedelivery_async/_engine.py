@@ -526,8 +526,8 @@ def _hook_headers(headers: Any) -> dict[str, str]:
         problem = header_problem(name, value)
         if problem is not None:
             raise _hooks.HookError(f"a request hook set a header that cannot be sent: {problem}")
-        if name.lower() != "accesskey":
-            clean[name] = value
+        if name.lower() != "accesskey":  # (their text, as checked: see _client._check_headers)
+            clean[str.__str__(name)] = str.__str__(value)
     return clean
 
 

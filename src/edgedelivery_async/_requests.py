@@ -319,7 +319,7 @@ def _plain(value: Any) -> Any:
     if isinstance(value, float):
         return float(value)
     if isinstance(value, str):
-        return str(value)
+        return str.__str__(value)  # its text: a subclass's str() may say another
     if isinstance(value, list):
         return [_plain(item) for item in value]
     return value
@@ -332,6 +332,8 @@ def _scalar_text(value: Any) -> str:
         return str(int(value))
     if isinstance(value, float):
         return repr(float(value))
+    if isinstance(value, str):
+        return str.__str__(value)  # its text: str() of a (str, Enum) member is "Zone.MAIN"
     return str(value)
 
 
@@ -377,7 +379,7 @@ def prepare_raw(call: Call[Any]) -> Prepared:
             if problem is not None:
                 problems.append(Problem("headers", problem))
             else:
-                headers[name] = str(value)
+                headers[str.__str__(name)] = str.__str__(value)  # the text checked
     content = None
     if call.body is not None:
         body_problems: list[Problem] = []
@@ -421,7 +423,7 @@ def encode_path_value(
         if isinstance(value, bool):
             return "true" if value else "false"
         if value in ("true", "false"):  # (the command line gives text)
-            return str(value)
+            return str.__str__(value)
         problems.append(Problem(name, f"must be True or False, not {value!r}"[:200]))
     elif isinstance(value, bool):
         problems.append(Problem(name, "must be an identifier, not a boolean"))
@@ -446,7 +448,9 @@ def encode_path_value(
     elif not _encodable(value):
         problems.append(Problem(name, "must be valid Unicode text (no lone surrogates)"))
     else:
-        return quote(str(value), safe="")
+        # The text checked above, not what a subclass's str() says: a (str, Enum) member's
+        # is "Zone.MAIN", and one that says ".." would leave the path.
+        return quote(str.__str__(value), safe="")
     return ""
 
 

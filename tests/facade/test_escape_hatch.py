@@ -103,3 +103,30 @@ async def test_unknown_operation_ids_and_wrong_arguments_are_invalid_requests() 
         with pytest.raises(InvalidRequestError):
             await client.call("ShieldZone_GetByPullZone", 1, no_such_argument=2)
     assert recorder.requests == []
+
+
+class _Says(str):
+    """A str subclass whose str() says otherwise than its text (a line break here)."""
+
+    def __str__(self) -> str:
+        return "x\r\nEvil: 1"
+
+
+async def test_headers_and_query_values_are_sent_as_their_text() -> None:
+    """Checked by their text but sent as str() said: a header value of a str subclass put
+    a line break in the request, a (str, Enum) member went out as its name."""
+    import enum
+
+    class Zone(str, enum.Enum):  # noqa: UP042 (not StrEnum: its str() is its value)
+        MAIN = "zone-main"
+
+    recorder = Recorder(httpx.Response(200, json={}))
+    async with mock_client(recorder, default_headers={"X-Default": _Says("d")}) as client:
+        await client.request(
+            "GET", "/a", params={"q": _Says("q")}, headers={"X-Zone": Zone.MAIN, "X-A": _Says("a")}
+        )
+    (request,) = recorder.requests
+    assert request.headers["X-Zone"] == "zone-main"
+    assert request.headers["X-A"] == "a"
+    assert request.headers["X-Default"] == "d"
+    assert request.url.query == b"q=q"

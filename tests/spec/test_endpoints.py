@@ -8,6 +8,7 @@ document, so an operation a maintainer adds is exercised here with no new line.
 from __future__ import annotations
 
 import copy
+import enum
 import inspect
 import json
 from typing import Any
@@ -526,3 +527,44 @@ async def test_a_url_longer_than_every_transport_sends_is_refused_before_sending
             await method(*given.args, **given.kwargs)
     assert len(seen) == 2
     assert len(str(info.value)) < 300
+
+
+class _Zone(str, enum.Enum):  # noqa: UP042 (not StrEnum: its str() is its value)
+    MAIN = "zone-main"
+
+
+class _Leaves(str):
+    """A str subclass whose str() says otherwise than its text."""
+
+    def __str__(self) -> str:
+        return ".."
+
+
+@pytest.mark.parametrize(
+    "operation", WITH_STRING_PATH, ids=[o.operation_id for o in WITH_STRING_PATH]
+)
+async def test_a_str_subclass_in_the_path_is_sent_as_its_text(operation: Operation) -> None:
+    """A path value was checked by its text but sent as str() said: a (str, Enum) member
+    went out as "_Zone.MAIN", and a subclass whose str() says ".." left the path."""
+    given = arguments(operation)
+    place = [
+        flat(p["schema"]).get("type") == "string" for p in operation.parameters_in("path")
+    ].index(True)
+    status, body = success_reply(operation)
+    seen: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(status) if body is NO_BODY else httpx.Response(status, json=body)
+
+    async with (
+        httpx.AsyncClient(transport=httpx.MockTransport(handler)) as http,
+        EdgeDeliveryClient(KEY, BASE_URL, http_client=http, max_retries=0) as client,
+    ):
+        method = client.operation(operation.operation_id)
+        for value, text in ((_Zone.MAIN, "zone-main"), (_Leaves("app-7"), "app-7")):
+            given.args[place] = value
+            await method(*given.args, **given.kwargs)
+            segments = seen[-1].url.raw_path.decode("ascii").split("?")[0].split("/")
+            assert text in segments
+            assert ".." not in segments
