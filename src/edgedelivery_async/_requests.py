@@ -349,8 +349,10 @@ def prepare_raw(call: Call[Any]) -> Prepared:
         problems.append(
             Problem("path", "must be printable ASCII without '?' or '#': pass params= for a query")
         )
-    elif any(part in (".", "..") for part in path.split("/")):
-        problems.append(Problem("path", "must not contain '.' or '..' segments"))
+    elif any(_dots(part) for part in path.split("/")):
+        problems.append(
+            Problem("path", "must not contain '.' or '..' segments (nor %2E for a dot)")
+        )
     if not (method.isascii() and method.isalpha()):
         problems.append(Problem("method", f"{call.method!r} is not an HTTP method"))
     parts: list[str] = []
@@ -395,6 +397,12 @@ def prepare_raw(call: Call[Any]) -> Prepared:
     return Prepared(None, method, target, headers, content, False)
 
 
+def _dots(segment: str) -> bool:
+    """Whether a segment is a dot-segment, its dots written or percent-encoded (%2E is a
+    dot to a server: RFC 3986 normalizes it, so /a/%2e%2e/b is /b)."""
+    return segment.replace("%2e", ".").replace("%2E", ".") in (".", "..")
+
+
 def _raw_query_text(name: str, item: object, problems: list[Problem]) -> str | None:
     """One value of `client.request(params=...)` as text, or None with a problem listed."""
     if isinstance(item, Enum):
@@ -404,6 +412,9 @@ def _raw_query_text(name: str, item: object, problems: list[Problem]) -> str | N
         return None
     elif isinstance(item, int) and not isinstance(item, bool) and item.bit_length() > 256:
         problems.append(Problem(name, f"a {item.bit_length()}-bit integer is too long to send"))
+        return None
+    elif isinstance(item, float) and not math.isfinite(item):
+        problems.append(Problem(name, f"{item!r} is not a finite number"))
         return None
     else:
         text = _scalar_text(item)

@@ -50,6 +50,12 @@ async def test_request_with_response_and_the_error_tree() -> None:
         ("//elsewhere.test/x", {}),
         ("relative", {}),
         ("/a/../b", {}),
+        # a dot percent-encoded is a dot to a server (RFC 3986): sent as written before
+        ("/a/%2e%2e/b", {}),
+        ("/a/.%2E/b", {}),
+        ("/a/%2e/b", {}),
+        ("/a", {"params": {"q": float("nan")}}),  # sent as q=nan before
+        ("/a", {"params": {"q": [1.0, float("-inf")]}}),
         ("/a?b=1", {}),
         ("/a\nb", {}),
         ("/a", {"params": {"x": object()}}),
