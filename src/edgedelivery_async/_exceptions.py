@@ -440,7 +440,10 @@ def _field_errors(errors: Any) -> list[FieldError]:
         found = []
         for item in errors:
             if isinstance(item, Mapping):
-                found.append(FieldError(_text(item.get("field")), _text(item.get("message")) or ""))
+                field, message = _text(item.get("field")), _text(item.get("message"))
+                if field is None and message is None:  # another shape ({propertyName,
+                    message = _text(dict(item))  # errorMessage}, say): what it says, whole
+                found.append(FieldError(field, message or ""))
             elif item is not None:
                 found.append(FieldError(None, _text(item) or ""))
         return found

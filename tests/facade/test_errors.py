@@ -218,6 +218,27 @@ async def test_aspnet_errors_dict() -> None:
     ]
 
 
+async def test_field_errors_of_another_shape_say_what_they_hold() -> None:
+    """An `errors` item without `field` or `message` (FluentValidation writes
+    {propertyName, errorMessage}) was an empty FieldError: the text read "(; )"."""
+    body = {
+        "title": "Invalid.",
+        "errors": [
+            {"propertyName": "Name", "errorMessage": "must not be empty"},
+            {"field": "image", "message": "Required."},
+        ],
+    }
+    error = await raised(
+        reply(400, body), lambda c: c.containers.add_template("app-1", name="api", image="x")
+    )
+    assert error.errors == [
+        FieldError(None, '{"propertyName": "Name", "errorMessage": "must not be empty"}'),
+        FieldError("image", "Required."),
+    ]
+    assert "must not be empty" in str(error)
+    assert "(; " not in str(error)
+
+
 async def test_problem_style_body() -> None:
     error = await raised(reply(404, PROBLEM), get_registry)
 
