@@ -168,6 +168,14 @@ class _Reader:
         for condition in self.failures:
             if holds(condition, body):
                 raise APIResultError(raw, body)
+            unreadable = _unreadable(condition, body)
+            if unreadable is not None:  # ("false" for false: a failure, read as a success)
+                raise APIResponseValidationError(
+                    raw,
+                    body,
+                    message=f"{self.operation.operation_id}: the reply's {unreadable}, so"
+                    " whether it reports a failure cannot be told",
+                )
         value = body
         if value_member is not None:
             value = member(raw, body, value_member)
@@ -207,6 +215,28 @@ def holds(condition: Mapping[str, Any], body: Any) -> bool:
     if condition.get("non-empty"):
         return bool(found) and not (isinstance(found, str) and not found.strip())
     return False
+
+
+_JSON_TYPES = {bool: "boolean", int: "integer", float: "number", str: "string"}
+
+
+def _unreadable(condition: Mapping[str, Any], body: Any) -> str | None:
+    """What is wrong when the member an `equals` failure condition reads is there, not
+    null, and of another JSON type than the value it is compared with (`success: "false"`
+    where false reports a failure); None otherwise."""
+    if "equals" not in condition:
+        return None
+    found: Any = body
+    for name in condition.get("member", ()):
+        if not isinstance(found, Mapping) or name not in found:
+            return None
+        found = found[name]
+    expected = condition["equals"]
+    if found is None or type(found) is type(expected):
+        return None
+    where = ".".join(str(name) for name in condition.get("member", ()))
+    kind = _JSON_TYPES.get(type(expected), type(expected).__name__)
+    return f"{where} should be a JSON {kind}, not {_shape._json_name(found)}"
 
 
 _SCALARS: dict[Any, tuple[type, ...]] = {

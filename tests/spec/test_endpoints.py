@@ -21,6 +21,7 @@ from edgedelivery_openapi.types import Unset
 from pytest_httpx import HTTPXMock
 
 from edgedelivery_async import (
+    APIResponseValidationError,
     APIResultError,
     APIStatusError,
     AuthenticationError,
@@ -568,3 +569,42 @@ async def test_a_str_subclass_in_the_path_is_sent_as_its_text(operation: Operati
             segments = seen[-1].url.raw_path.decode("ascii").split("?")[0].split("/")
             assert text in segments
             assert ".." not in segments
+
+
+def _equals_conditions(operation: Operation) -> list[dict[str, Any]]:
+    key = operation.success_status()
+    if key is None or response_example(operation, key) is NO_BODY:
+        return []
+    rule = operation.response_schema(key).get("x-sdk-result") or {}
+    return [c for c in rule.get("failure", []) if "equals" in c]
+
+
+WITH_EQUALS_FAILURE = [o for o in OPERATIONS if _equals_conditions(o)]
+
+
+@pytest.mark.parametrize(
+    "operation", WITH_EQUALS_FAILURE, ids=[o.operation_id for o in WITH_EQUALS_FAILURE]
+)
+async def test_a_failure_member_of_another_type_is_no_success(operation: Operation) -> None:
+    """`success: "false"` (a string where false reports a failure) was read as a success:
+    the result was returned. It is an APIResponseValidationError naming the member."""
+    status, body = success_reply(operation)
+    for condition in _equals_conditions(operation):
+        *path, last = condition["member"]
+        odd = copy.deepcopy(body)
+        node = odd
+        for name in path:
+            node = node.setdefault(name, {})
+        node[last] = json.dumps(condition["equals"])  # false -> "false"
+
+        def handler(request: httpx.Request, odd: Any = odd) -> httpx.Response:
+            return httpx.Response(status, json=odd)
+
+        given = arguments(operation)
+        async with (
+            httpx.AsyncClient(transport=httpx.MockTransport(handler)) as http,
+            EdgeDeliveryClient(KEY, BASE_URL, http_client=http, max_retries=0) as client,
+        ):
+            method = client.operation(operation.operation_id)
+            with pytest.raises(APIResponseValidationError, match=".".join(condition["member"])):
+                await method(*given.args, **given.kwargs)
