@@ -342,11 +342,13 @@ async def collect(
         ) from None
     try:
         async for result in iterator:
-            try:
+            try:  # a key given twice keeps its last result, in one of the two only
                 if result.error is None:
                     outcome.values[result.key] = result.value  # type: ignore[assignment]
+                    outcome.errors.pop(result.key, None)
                 else:
                     outcome.errors[result.key] = result.error
+                    outcome.values.pop(result.key, None)
             except TypeError:  # an unhashable key (a list, say) cannot be a dict's key
                 shown = type(result.key).__name__
                 raise ConfigurationError(

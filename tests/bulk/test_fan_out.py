@@ -140,6 +140,23 @@ async def test_collect_separates_values_and_errors() -> None:
     assert set(outcome.errors) == {1, 4, 5, 11, 14, 15}
 
 
+async def test_collect_keeps_a_repeated_keys_last_result_only() -> None:
+    """A key given twice, one call failing and one not, was in both values and errors."""
+    from edgedelivery_async import BulkResult
+
+    failed = EdgeDeliveryError("no")
+
+    async def run() -> AsyncIterator[BulkResult[str, int]]:
+        yield BulkResult("a", 1)
+        yield BulkResult("a", error=failed)
+        yield BulkResult("b", error=failed)
+        yield BulkResult("b", 2)
+
+    outcome = await collect(run())
+    assert outcome.values == {"b": 2}
+    assert outcome.errors == {"a": failed}
+
+
 async def test_in_flight_never_exceeds_concurrency() -> None:
     class SlowServer(Server):
         async def handler(self, request: httpx.Request) -> httpx.Response:
