@@ -16,6 +16,7 @@ raises RecursionError on it).
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -31,6 +32,11 @@ class TooDeep(ValueError):
     """A body nested deeper than `MAX_DEPTH` levels."""
 
 
+class TooManyDigits(ValueError):
+    """A body holding an integer of more digits than Python reads (4,300 by default,
+    `sys.set_int_max_str_digits`): valid JSON, which json.loads refuses."""
+
+
 _fast: Callable[[bytes], Any] | None = None
 _looked = False
 
@@ -42,6 +48,14 @@ def loads(content: bytes) -> Any:
         value = _loads(content)
     except RecursionError:  # the standard library's parser, nested past the stack's depth
         raise TooDeep(f"nested more than {MAX_DEPTH} levels deep") from None
+    except ValueError as exc:
+        if "integer string conversion" not in str(exc):
+            raise
+        limit = sys.get_int_max_str_digits()
+        raise TooManyDigits(
+            f"holds an integer of more than {limit:,} digits, more than Python reads"
+            " (sys.set_int_max_str_digits)"
+        ) from None
     # Fewer brackets than the cap cannot nest past it (a count in C: no walk at all).
     if content.count(b"[") + content.count(b"{") > MAX_DEPTH and _deeper(value, MAX_DEPTH):
         raise TooDeep(f"nested more than {MAX_DEPTH} levels deep")

@@ -74,6 +74,9 @@ def json_body(raw: RawResponse) -> Any:
     except _json.TooDeep as exc:
         text = raw.content[:200].decode("utf-8", errors="replace")
         raise APIResponseValidationError(raw, text, message=f"the reply is {exc}") from None
+    except _json.TooManyDigits as exc:  # valid JSON: "not JSON" would mislead
+        text = raw.content[:200].decode("utf-8", errors="replace")
+        raise APIResponseValidationError(raw, text, message=f"the reply {exc}") from None
     except (ValueError, RecursionError):
         text = raw.content[:200].decode("utf-8", errors="replace")
         raise APIResponseValidationError(raw, text, message="the reply is not JSON") from None

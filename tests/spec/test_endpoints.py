@@ -608,3 +608,30 @@ async def test_a_failure_member_of_another_type_is_no_success(operation: Operati
             method = client.operation(operation.operation_id)
             with pytest.raises(APIResponseValidationError, match=".".join(condition["member"])):
                 await method(*given.args, **given.kwargs)
+
+
+WITH_JSON_RESULT = [o for o in OPERATIONS if success_reply(o)[1] is not NO_BODY]
+
+
+@pytest.mark.parametrize(
+    "operation", WITH_JSON_RESULT, ids=[o.operation_id for o in WITH_JSON_RESULT]
+)
+async def test_an_integer_of_thousands_of_digits_is_not_called_no_json(
+    operation: Operation,
+) -> None:
+    """Valid JSON that Python will not read (an integer past 4,300 digits) was "the reply
+    is not JSON"."""
+    status, _ = success_reply(operation)
+    content = b'{"id": ' + b"9" * 5_000 + b"}"
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(status, content=content, headers={"Content-Type": JSON})
+
+    given = arguments(operation)
+    async with (
+        httpx.AsyncClient(transport=httpx.MockTransport(handler)) as http,
+        EdgeDeliveryClient(KEY, BASE_URL, http_client=http, max_retries=0) as client,
+    ):
+        method = client.operation(operation.operation_id)
+        with pytest.raises(APIResponseValidationError, match="more than 4,300 digits"):
+            await method(*given.args, **given.kwargs)
