@@ -286,8 +286,16 @@ def member(raw: RawResponse, body: Any, name: str) -> Any:
     """`body[name]` of a JSON object, or APIResponseValidationError."""
     found = body.get(name) if isinstance(body, Mapping) else None
     if found is None:
-        raise APIResponseValidationError(raw, body, message=f"the reply has no {name!r} member")
+        what = _nothing(raw, body) or f"has no {name!r} member"
+        raise APIResponseValidationError(raw, body, message=f"the reply {what}")
     return found
+
+
+def _nothing(raw: RawResponse, body: Any) -> str | None:
+    """What a reply holds when it holds nothing: no body at all, or JSON null."""
+    if body is not None:
+        return None
+    return "is JSON null" if raw.content and not raw.content.isspace() else "has no body"
 
 
 def parse_model(model: type[_Model[T]], raw: RawResponse, data: Any) -> T:
@@ -302,4 +310,8 @@ def parse_model(model: type[_Model[T]], raw: RawResponse, data: Any) -> T:
         except (KeyError, TypeError, ValueError, AttributeError, IndexError, RecursionError):
             pass
     name = getattr(model, "__name__", "model")
+    nothing = _nothing(raw, data)
+    if nothing is not None:  # ("cannot be read as ScriptVariable" said less)
+        message = f"the reply {nothing}, where a {name} is documented"
+        raise APIResponseValidationError(raw, data, message=message)
     raise APIResponseValidationError(raw, data, message=f"the reply cannot be read as {name}")

@@ -635,3 +635,34 @@ async def test_an_integer_of_thousands_of_digits_is_not_called_no_json(
         method = client.operation(operation.operation_id)
         with pytest.raises(APIResponseValidationError, match="more than 4,300 digits"):
             await method(*given.args, **given.kwargs)
+
+
+WITH_A_RESULT_TO_READ = [
+    o
+    for o in WITH_JSON_RESULT
+    if result_member(o) is not None or result_model(result_schema(o)) is not None
+]
+
+
+@pytest.mark.parametrize(
+    "operation", WITH_A_RESULT_TO_READ, ids=[o.operation_id for o in WITH_A_RESULT_TO_READ]
+)
+@pytest.mark.parametrize(("content", "said"), [(b"", "has no body"), (b"null", "is JSON null")])
+async def test_a_success_with_nothing_in_it_says_so(
+    operation: Operation, content: bytes, said: str
+) -> None:
+    """An empty 200 where a result is documented read "cannot be read as ScriptVariable"
+    or "has no 'data' member"."""
+    status, _ = success_reply(operation)
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(status, content=content, headers={"Content-Type": JSON})
+
+    given = arguments(operation)
+    async with (
+        httpx.AsyncClient(transport=httpx.MockTransport(handler)) as http,
+        EdgeDeliveryClient(KEY, BASE_URL, http_client=http, max_retries=0) as client,
+    ):
+        method = client.operation(operation.operation_id)
+        with pytest.raises(APIResponseValidationError, match=f"the reply {said}"):
+            await method(*given.args, **given.kwargs)
