@@ -169,14 +169,14 @@ class _Reader:
         value_member = self.value_member
         check_result(raw, body, value_member)
         for condition in self.failures:
-            if holds(condition, body):
+            failed = _failure(condition, body)
+            if failed is True:
                 raise APIResultError(raw, body)
-            unreadable = _unreadable(condition, body)
-            if unreadable is not None:  # ("false" for false: a failure, read as a success)
+            if failed:  # ("false" for false: a failure, read as a success)
                 raise APIResponseValidationError(
                     raw,
                     body,
-                    message=f"{self.operation.operation_id}: the reply's {unreadable}, so"
+                    message=f"{self.operation.operation_id}: the reply's {failed}, so"
                     " whether it reports a failure cannot be told",
                 )
         value = body
@@ -205,6 +205,18 @@ _readers: dict[str, _Reader] = {}
 
 def holds(condition: Mapping[str, Any], body: Any) -> bool:
     """Whether one `failure` condition of `x-sdk-result` holds for a body."""
+    return _failure(condition, body) is True
+
+
+_JSON_TYPES = {bool: "boolean", int: "integer", float: "number", str: "string"}
+
+
+def _failure(condition: Mapping[str, Any], body: Any) -> bool | str:
+    """True when one `failure` condition holds for a body; False when it does not; what
+    is wrong when it cannot be told: the member an `equals` condition reads is there,
+    not null, and of another JSON type than the value it is compared with
+    (`success: "false"` where false reports a failure). One walk of the body: the bulk
+    path reads every reply this way."""
     found: Any = body
     for name in condition.get("member", ()):
         if not isinstance(found, Mapping) or name not in found:
@@ -212,34 +224,18 @@ def holds(condition: Mapping[str, Any], body: Any) -> bool:
         found = found[name]
     if "equals" in condition:
         expected = condition["equals"]
-        return type(found) is type(expected) and found == expected
+        if type(found) is type(expected):
+            return bool(found == expected)
+        if found is None:
+            return False
+        where = ".".join(str(name) for name in condition.get("member", ()))
+        kind = _JSON_TYPES.get(type(expected), type(expected).__name__)
+        return f"{where} should be a JSON {kind}, not {_shape._json_name(found)}"
     if "not-in" in condition:
         return found is not None and found not in condition["not-in"]
     if condition.get("non-empty"):
         return bool(found) and not (isinstance(found, str) and not found.strip())
     return False
-
-
-_JSON_TYPES = {bool: "boolean", int: "integer", float: "number", str: "string"}
-
-
-def _unreadable(condition: Mapping[str, Any], body: Any) -> str | None:
-    """What is wrong when the member an `equals` failure condition reads is there, not
-    null, and of another JSON type than the value it is compared with (`success: "false"`
-    where false reports a failure); None otherwise."""
-    if "equals" not in condition:
-        return None
-    found: Any = body
-    for name in condition.get("member", ()):
-        if not isinstance(found, Mapping) or name not in found:
-            return None
-        found = found[name]
-    expected = condition["equals"]
-    if found is None or type(found) is type(expected):
-        return None
-    where = ".".join(str(name) for name in condition.get("member", ()))
-    kind = _JSON_TYPES.get(type(expected), type(expected).__name__)
-    return f"{where} should be a JSON {kind}, not {_shape._json_name(found)}"
 
 
 _SCALARS: dict[Any, tuple[type, ...]] = {
