@@ -7,10 +7,12 @@ document, so an operation a maintainer adds is exercised here with no new line.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import enum
 import inspect
 import json
+from collections.abc import AsyncIterator
 from typing import Any
 from urllib.parse import unquote
 
@@ -101,6 +103,31 @@ WITH_STRING_PATH = [
 # The longest URL every transport sends (hyper's limit; httpx's is 65,536), written out.
 LONGEST_URL = 65_534
 PROBLEM_520 = {"type": "about:blank", "title": "Origin error", "status": 520}
+
+
+def string_path_place(operation: Operation) -> int:
+    """The place among the positional arguments of the operation's first string path parameter."""
+    strings = [flat(p["schema"]).get("type") == "string" for p in operation.parameters_in("path")]
+    return strings.index(True)
+
+
+@contextlib.asynccontextmanager
+async def answering_client(
+    operation: Operation, seen: list[httpx.Request]
+) -> AsyncIterator[EdgeDeliveryClient]:
+    """A client whose every request is recorded in `seen` and answered with the
+    operation's documented success."""
+    status, body = success_reply(operation)
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(status) if body is NO_BODY else httpx.Response(status, json=body)
+
+    async with (
+        httpx.AsyncClient(transport=httpx.MockTransport(handler)) as http,
+        EdgeDeliveryClient(KEY, BASE_URL, http_client=http, max_retries=0) as client,
+    ):
+        yield client
 
 
 def expected_error(status: int) -> type[APIStatusError]:
@@ -503,20 +530,9 @@ async def test_a_url_longer_than_every_transport_sends_is_refused_before_sending
     """A URL of 65,534 characters is sent; one more, which hyper (wreq, reqwest) and httpx
     refuse as a connection failure, is an InvalidRequestError before anything is sent."""
     given = arguments(operation)
-    place = [
-        flat(p["schema"]).get("type") == "string" for p in operation.parameters_in("path")
-    ].index(True)
-    status, body = success_reply(operation)
+    place = string_path_place(operation)
     seen: list[httpx.Request] = []
-
-    def handler(request: httpx.Request) -> httpx.Response:
-        seen.append(request)
-        return httpx.Response(status) if body is NO_BODY else httpx.Response(status, json=body)
-
-    async with (
-        httpx.AsyncClient(transport=httpx.MockTransport(handler)) as http,
-        EdgeDeliveryClient(KEY, BASE_URL, http_client=http, max_retries=0) as client,
-    ):
+    async with answering_client(operation, seen) as client:
         method = client.operation(operation.operation_id)
         await method(*given.args, **given.kwargs)
         fill = LONGEST_URL - (len(str(seen[0].url)) - len(IDENTIFIER_ENCODED))
@@ -548,20 +564,9 @@ async def test_a_str_subclass_in_the_path_is_sent_as_its_text(operation: Operati
     """A path value was checked by its text but sent as str() said: a (str, Enum) member
     went out as "_Zone.MAIN", and a subclass whose str() says ".." left the path."""
     given = arguments(operation)
-    place = [
-        flat(p["schema"]).get("type") == "string" for p in operation.parameters_in("path")
-    ].index(True)
-    status, body = success_reply(operation)
+    place = string_path_place(operation)
     seen: list[httpx.Request] = []
-
-    def handler(request: httpx.Request) -> httpx.Response:
-        seen.append(request)
-        return httpx.Response(status) if body is NO_BODY else httpx.Response(status, json=body)
-
-    async with (
-        httpx.AsyncClient(transport=httpx.MockTransport(handler)) as http,
-        EdgeDeliveryClient(KEY, BASE_URL, http_client=http, max_retries=0) as client,
-    ):
+    async with answering_client(operation, seen) as client:
         method = client.operation(operation.operation_id)
         for value, text in ((_Zone.MAIN, "zone-main"), (_Leaves("app-7"), "app-7")):
             given.args[place] = value

@@ -152,6 +152,19 @@ class IntegerRange(click.IntRange):
         return super().convert(value, param, ctx)
 
 
+# `--concurrency` of the bulk commands (`shield dump`, `demo`).
+Concurrency = Annotated[
+    int,
+    typer.Option(
+        "--concurrency",
+        "-c",
+        metavar="N",
+        click_type=IntegerRange(min=1),
+        help="Requests in flight at most.",
+    ),
+]
+
+
 class Number(click.FloatParamType):
     """A number option: ASCII decimal, finite (see `_ascii_number`)."""
 

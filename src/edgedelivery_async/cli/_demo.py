@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ._commands import IntegerRange, NumberRange
+from ._commands import Concurrency, IntegerRange, NumberRange
 from ._options import settings
 from ._output import FAILED, INTERRUPTED, OK, LineWriter, say
 
@@ -80,16 +80,7 @@ def demo_command(
             help="How many pull zones to seed.",
         ),
     ] = 3000,
-    concurrency: Annotated[
-        int,
-        typer.Option(
-            "--concurrency",
-            "-c",
-            metavar="N",
-            click_type=IntegerRange(min=1),
-            help="Requests in flight at most.",
-        ),
-    ] = 100,
+    concurrency: Concurrency = 100,
     output: Annotated[
         str | None,
         typer.Option(

@@ -24,7 +24,7 @@ from typing import IO, TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 
 import typer
 
-from ._commands import IntegerRange, Number
+from ._commands import Concurrency, Number
 from ._options import settings
 from ._output import (
     FAILED,
@@ -393,16 +393,7 @@ def dump_command(
             show_default=False,
         ),
     ] = None,
-    concurrency: Annotated[
-        int,
-        typer.Option(
-            "--concurrency",
-            "-c",
-            metavar="N",
-            click_type=IntegerRange(min=1),
-            help="Requests in flight at most.",
-        ),
-    ] = 100,
+    concurrency: Concurrency = 100,
     rate_limit: Annotated[
         float | None,
         typer.Option(
