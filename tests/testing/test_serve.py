@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import logging
 import os
 import signal
 import socket
@@ -10,6 +12,7 @@ import sys
 
 import aiohttp
 import httpx
+import pytest
 
 from edgedelivery_async.testing import FakeEdgeDelivery
 
@@ -134,3 +137,55 @@ async def test_cli_serves_on_when_nobody_reads_its_output() -> None:
     assert code == 0, stderr
     assert b"Broken pipe" not in stderr, stderr
     assert b"Traceback" not in stderr, stderr
+
+
+async def _raw(url: str, request: bytes) -> bytes:
+    host, port = url.removeprefix("http://").rsplit(":", 1)
+    reader, writer = await asyncio.open_connection(host, int(port))
+    try:
+        writer.write(request)
+        await writer.drain()
+        return await asyncio.wait_for(reader.read(), timeout=10)  # (it closes the connection)
+    finally:
+        writer.close()
+
+
+async def test_a_request_aiohttp_cannot_parse_is_a_json_problem_and_logs_no_traceback(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A bad request line, a header past 8 KiB, hundreds of headers, a bad Content-Length
+    or chunk size: each was aiohttp's text/plain 400 (quoting the request) and a traceback
+    on stderr ("Error handling request from ..."); a bad gzip body logged one too."""
+    secret = b"s3cret-" * 2000  # a header value aiohttp quoted back in its reply
+    requests = [
+        b"GARBAGE\r\n\r\n",
+        b"FOO /mc/registries/1 HTTP/1.1\r\nHost: x\r\n\r\n",
+        b"GET /mc/registries/1 HTTP/1.1\r\nHost: x\r\nAccessKey: " + secret + b"\r\n\r\n",
+        b"GET / HTTP/1.1\r\nHost: x\r\n"
+        + b"".join(b"X-%d: v\r\n" % i for i in range(300))
+        + b"\r\n",
+        b"POST /dnszone HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n",
+        b"POST /dnszone HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+    ]
+    fake = FakeEdgeDelivery("k", pull_zones=1)
+    caplog.set_level(logging.INFO)
+    async with fake.serve() as url:
+        for request in requests:
+            reply = await _raw(url, request)
+            head, _, body = reply.partition(b"\r\n\r\n")
+            assert head.split(b" ", 2)[1] == b"400", reply[:200]
+            assert b"content-type: application/json" in head.lower(), reply[:200]
+            problem = json.loads(body)
+            assert problem["status"] == 400, problem
+            assert problem["detail"], problem
+            assert b"s3cret" not in reply
+        bad_gzip = (
+            b"POST /dnszone HTTP/1.1\r\nHost: x\r\nAccessKey: k\r\nContent-Type: application/json"
+            b"\r\nContent-Encoding: gzip\r\nContent-Length: 7\r\n\r\nnotgzip"
+        )
+        assert b" 400 " in (await _raw(url, bad_gzip)).split(b"\r\n", 1)[0]
+        async with httpx.AsyncClient() as http:  # and it serves on
+            assert (
+                await http.get(f"{url}/shield/shield-zone/get-by-pullzone/1")
+            ).status_code == 200
+    assert [rec.getMessage() for rec in caplog.records if rec.levelno >= logging.WARNING] == []

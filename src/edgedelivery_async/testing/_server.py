@@ -5,11 +5,57 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
+from typing import Any
 
 from aiohttp import web
+from aiohttp.http_exceptions import HttpProcessingError
+from aiohttp.web_protocol import RequestHandler, RequestPayloadError
 
+from . import _replies as r
 from ._faults import DroppedConnection
 from ._replies import Responder
+
+
+class _Protocol(RequestHandler):
+    """aiohttp's connection handler, with the fake's replies to what aiohttp refuses itself.
+
+    A request aiohttp cannot parse (a bad request line or method, headers too long or too
+    many, a bad Content-Length or chunk size) was aiohttp's text/plain 400, and a
+    traceback on stderr for each; it is a JSON problem (like the fake's own 404/405), and
+    logged at debug level only. A 500 (a fault of the fake itself) stays aiohttp's, logged.
+    """
+
+    def handle_error(
+        self,
+        request: web.BaseRequest,
+        status: int = 500,
+        exc: BaseException | None = None,
+        message: str | None = None,
+    ) -> web.StreamResponse:
+        if status >= 500:
+            return super().handle_error(request, status, exc, message)
+        self.logger.debug("Error handling request from %s", request.remote, exc_info=exc)
+        if request.writer.output_size > 0:  # (as aiohttp: a reply is under way already)
+            raise ConnectionError("a reply is being sent: no error reply can follow it")
+        # aiohttp's first line, without what it quotes of the request (a header's value)
+        detail = (message or "").strip().partition("\n")[0].partition(":")[0].strip()
+        body = r.problem(status, detail or "The request cannot be read.", "/")
+        reply = r.json_reply(status, body)
+        response = web.Response(status=status, headers=list(reply.headers), body=reply.body)
+        response.force_close()
+        return response
+
+    def log_exception(self, *args: Any, **kw: Any) -> None:
+        """What is left of a body that did not decode is the client's fault, not the fake's."""
+        if isinstance(kw.get("exc_info"), RequestPayloadError | HttpProcessingError):
+            self.logger.debug(*args, **kw)
+        else:
+            super().log_exception(*args, **kw)
+
+
+class _Server(web.Server):
+    def __call__(self) -> RequestHandler:
+        return _Protocol(self, loop=self._loop, **self._kwargs)
 
 
 def _handler(fake: Responder) -> web.Server:
@@ -32,7 +78,7 @@ def _handler(fake: Responder) -> web.Server:
             response.force_close()
         return response
 
-    return web.Server(handle, access_log=None)
+    return _Server(handle, access_log=None)
 
 
 @contextlib.asynccontextmanager
