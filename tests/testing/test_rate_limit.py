@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import httpx
 import pytest
 
@@ -278,3 +280,14 @@ def test_serve_refuses_limit_options_before_seeding(monkeypatch: pytest.MonkeyPa
     args = parser().parse_args(["serve", "--access-key", "k", "--retry-after", "2"])
     with pytest.raises(ValueError, match="need --rate-limit"):
         build_fake(args)
+
+
+def test_a_seed_file_that_is_not_utf8_is_a_seed_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """It was argparse's usage text and the codec's message, without the file's name."""
+    seed = tmp_path / "seed.json"
+    seed.write_bytes(b'{"pullZones": [{"id": 1, "hostnames": ["\xff"]}]}')
+    assert main(["serve", "--access-key", "k", "--seed-file", str(seed)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"cannot seed the fake: {seed}: not UTF-8 text (byte 40)\n"

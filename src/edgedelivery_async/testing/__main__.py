@@ -254,6 +254,8 @@ def _read(name: str) -> str:
         return Path(name).read_text(encoding="utf-8")
     except OSError as exc:
         raise OSError(f"{name}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:  # (a ValueError: it was a usage error without the file)
+        raise SeedError(f"{name}: not UTF-8 text (byte {exc.start})") from None
 
 
 async def _serve(fake: FakeEdgeDelivery, host: str, port: int) -> None:
