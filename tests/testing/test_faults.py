@@ -208,3 +208,15 @@ async def test_an_access_key_that_is_not_utf8_is_refused_with_401(fake: FakeEdge
 def test_fail_next_refuses_nonsense(fake: FakeEdgeDelivery, options: dict[str, object]) -> None:
     with pytest.raises(ConfigurationError):
         fake.fail_next("ShieldZone_GetByPullZone", **options)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("seed", [[1], {}, object(), 1.5, "x", True])
+def test_a_seed_that_is_not_a_whole_number_is_refused(seed: object) -> None:
+    """A list, a dict or an object was random's raw TypeError; 1.5, "x" and True were
+    taken, though the seed is documented as an int (or None)."""
+    with pytest.raises(ConfigurationError, match="seed is a whole number or None"):
+        FakeEdgeDelivery(KEY, seed=seed)  # type: ignore[arg-type]
+    fake = FakeEdgeDelivery(KEY, seed=None)
+    with pytest.raises(ConfigurationError, match="seed is a whole number or None"):
+        fake.faults.reseed(seed)  # type: ignore[arg-type]
+    fake.faults.reseed(2**80)  # (any whole number)

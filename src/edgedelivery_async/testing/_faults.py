@@ -106,6 +106,14 @@ class Decision:
     fault: Fault | None
 
 
+def _seed(seed: object) -> int | None:
+    """`seed` if it is a whole number or None; else ConfigurationError (a list was random's
+    TypeError, and 1.5 or "x" were taken though the seed is documented as an int)."""
+    if seed is None or (isinstance(seed, int) and not isinstance(seed, bool)):
+        return seed
+    raise ConfigurationError(f"seed is a whole number or None, not {seed!r}")
+
+
 class Faults:
     """The fault plan of one fake; `operation_ids` (if given) are the ones it may target."""
 
@@ -114,7 +122,7 @@ class Faults:
         self.default = FaultRates()
         self.per_operation: dict[str, FaultRates] = {}
         self._queue: deque[_Queued] = deque()
-        self._rng = random.Random(seed)  # noqa: S311 - reproducible test faults, not crypto
+        self._rng = random.Random(_seed(seed))  # noqa: S311 - reproducible test faults, not crypto
 
     def __repr__(self) -> str:
         return (
@@ -136,7 +144,7 @@ class Faults:
 
     def reseed(self, seed: int | None) -> None:
         """Restart the random draws from `seed`."""
-        self._rng.seed(seed)
+        self._rng.seed(_seed(seed))
 
     def clear(self) -> None:
         """No latency, no rates, nothing queued."""
