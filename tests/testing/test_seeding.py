@@ -104,3 +104,25 @@ def test_request_log_is_bounded() -> None:
     assert len(fake.requests) == 2
     fake.clear_requests()
     assert fake.requests == []
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        {"id": "x"},  # was served as "shieldZoneId": "x", and the next add was a TypeError
+        {"id": 1.5},
+        {"id": True},
+        {"id": 0},
+        {"pull_zone_id": 1.0},  # was served as "pullZoneId": 1.0
+        {"upload_scanning": "yes"},
+    ],
+)
+def test_add_shield_zone_refuses_ids_and_flags_the_document_cannot_hold(
+    arguments: dict[str, object],
+) -> None:
+    fake = FakeEdgeDelivery("k")
+    fake.add_pull_zone(1)
+    with pytest.raises(ConfigurationError):
+        fake.add_shield_zone(**{"pull_zone_id": 1, **arguments})  # type: ignore[arg-type]
+    assert fake.add_shield_zone(1) == 1  # nothing half-added; the next id is drawn as ever
+    assert fake.shield_zone(1)["shieldZoneId"] == 1

@@ -163,6 +163,11 @@ class FakeEdgeDelivery(httpx.AsyncBaseTransport):
         **config: Any,
     ) -> int:
         """Bind a shield zone to a pull zone; keyword arguments override 2.7 fields."""
+        _check_id(pull_zone_id, "a pull zone id")
+        if id is not None:
+            _check_id(id, "a shield zone id")
+        if not isinstance(upload_scanning, bool):
+            raise ConfigurationError(f"upload_scanning is a bool, not {upload_scanning!r}")
         with self._lock:
             return self.state.add_shield_zone(
                 pull_zone_id, id, upload_scanning=upload_scanning, **config
@@ -553,6 +558,13 @@ def _check_count(value: object, name: str, most: int | None) -> None:
         raise ConfigurationError(f"{name} is a whole number of 0 or more, not {value!r}")
     if most is not None and value > most:
         raise ConfigurationError(f"{name} is at most {most:,}, not {value:,}")
+
+
+def _check_id(value: object, what: str) -> None:
+    """An id the fake serves as the document's integer (a string or 1.5 was served as
+    the id, and the next id drawn, max() + 1, was a TypeError)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigurationError(f"{what} is a whole number of 1 or more, not {value!r}")
 
 
 def _found(store: Mapping[Any, _V], key: Any, what: str) -> _V:
