@@ -85,3 +85,23 @@ def test_a_discriminated_variant_is_sampled_with_its_discriminator_value() -> No
         "kind": "bird",
         "meows": True,
     }
+
+
+_LOOP = {"$ref": "#/components/schemas/Loop"}
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"type": "object", "required": ["Next"], "properties": {"Next": _LOOP}},
+        {"allOf": [_LOOP, {"type": "object"}]},
+    ],
+)
+def test_a_schema_that_only_recurses_is_sampled_without_a_recursion_error(
+    schema: dict[str, object],
+) -> None:
+    """A required member of its own type (or an allOf of itself) has no finite value: the
+    sampler recursed until RecursionError, out of FakeEdgeDelivery.handle."""
+    spec = copy.deepcopy(Document().spec)
+    spec["components"]["schemas"]["Loop"] = schema
+    sample(_LOOP, Document(spec))  # returns, whatever it is

@@ -26,6 +26,7 @@ from ._routes import Route
 
 _JSON_RE = re.compile(r"^application/(?:[!#$&^_.+\-0-9a-z]+\+)?json$")
 _MAX_DEPTH = 12
+_MOST_NESTED = 100  # value() calls within one another, whatever the depth
 _FORMATS = {
     "date-time": "2026-01-01T00:00:00Z",
     "date": "2026-01-01",
@@ -117,8 +118,21 @@ def _discriminated(node: Mapping[str, Any], keyword: str) -> tuple[str, list[str
 class _Sampler:
     def __init__(self, document: Document) -> None:
         self.document = document
+        self._nesting = 0
 
     def value(self, schema: Mapping[str, Any], depth: int) -> Any:
+        """A sample of `schema`; past _MOST_NESTED calls deep, None: a schema that only
+        recurses (a required member of its own type, an allOf or oneOf of itself) has no
+        finite value, and was a RecursionError out of the fake."""
+        if self._nesting >= _MOST_NESTED:
+            return None
+        self._nesting += 1
+        try:
+            return self._value(schema, depth)
+        finally:
+            self._nesting -= 1
+
+    def _value(self, schema: Mapping[str, Any], depth: int) -> Any:
         node = self.document.deref(schema)
         if "example" in node and not self.document.validate(dict(node), node["example"]):
             return node["example"]
