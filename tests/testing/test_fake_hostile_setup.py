@@ -274,3 +274,22 @@ def test_a_document_whose_refs_cannot_be_followed_is_refused_at_once(
     with pytest.raises(ConfigurationError, match="cannot serve this document") as raised:
         FakeEdgeDelivery(KEY, document=spec)
     assert message in str(raised.value)
+
+
+def test_a_document_with_a_pattern_that_is_no_regular_expression_is_refused_at_once() -> None:
+    """The fake took it; the operation's sampled reply (or a request checked against the
+    pattern) then raised re.error out of FakeEdgeDelivery.handle."""
+    import copy
+
+    from edgedelivery_async.testing._document import Document
+
+    spec = copy.deepcopy(Document().spec)
+    reply = {"application/json": {"schema": {"type": "string", "pattern": "(a+)+["}}}
+    spec["paths"]["/pattern"] = {
+        "get": {
+            "operationId": "Pattern_Get",
+            "responses": {"200": {"description": "done", "content": reply}},
+        }
+    }
+    with pytest.raises(ConfigurationError, match=r"cannot serve this document.*'\(a\+\)\+\['"):
+        FakeEdgeDelivery(KEY, document=spec)

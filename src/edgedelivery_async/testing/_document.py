@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -68,13 +69,20 @@ class Document:
     def check_refs(self) -> None:
         """Every `$ref` of the document followed: a ValueError for a cycle of `$ref`s, a
         LookupError for one that points at nothing (the fake's `document=` refuses both
-        at once; a request that met one raised the bare error from the transport)."""
+        at once; a request that met one raised the bare error from the transport). A
+        `pattern` that is not a regular expression is a ValueError too (a reply sampled
+        for it, or a request checked against it, raised re.error)."""
         todo: list[Any] = [self.spec]
         while todo:
             node = todo.pop()
             if isinstance(node, Mapping):
                 if isinstance(node.get("$ref"), str):
                     self.deref(node)
+                if isinstance(node.get("pattern"), str):
+                    try:
+                        re.compile(node["pattern"])
+                    except re.error as exc:
+                        raise ValueError(f"pattern {node['pattern']!r} is invalid: {exc}") from None
                 todo.extend(
                     value
                     for key, value in node.items()
