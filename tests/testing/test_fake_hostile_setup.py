@@ -293,3 +293,28 @@ def test_a_document_with_a_pattern_that_is_no_regular_expression_is_refused_at_o
     }
     with pytest.raises(ConfigurationError, match=r"cannot serve this document.*'\(a\+\)\+\['"):
         FakeEdgeDelivery(KEY, document=spec)
+
+
+def test_a_document_whose_operation_has_a_recursive_schema_is_refused_at_once() -> None:
+    """A tree (a node whose optional children are nodes) as a body: the fake took the
+    document, then every request to the operation raised the validator's bare ValueError
+    ("a recursive schema ... is not supported here") out of FakeEdgeDelivery.handle."""
+    import copy
+
+    from edgedelivery_async.testing._document import Document
+
+    spec = copy.deepcopy(Document().spec)
+    node = {"$ref": "#/components/schemas/Node"}
+    spec["components"]["schemas"]["Node"] = {
+        "type": "object",
+        "properties": {"name": {"type": "string"}, "children": {"type": "array", "items": node}},
+    }
+    spec["paths"]["/tree"] = {
+        "post": {
+            "operationId": "Tree_Post",
+            "requestBody": {"content": {"application/json": {"schema": node}}},
+            "responses": {"204": {"description": "done"}},
+        }
+    }
+    with pytest.raises(ConfigurationError, match=r"cannot serve this document.*recursive schema"):
+        FakeEdgeDelivery(KEY, document=spec)

@@ -582,6 +582,8 @@ def _router_for(document: object) -> Router:
     try:
         given = Document(document)
         given.check_refs()  # (a cycle of $refs, or one to nothing, failed a request later)
+        for path_item in given.spec.get("paths", {}).values():
+            given.inline(path_item)  # (a recursive schema: its requests raised ValueError)
         router = Router(given)  # (reads every operation: a fault shows here)
     except ConfigurationError:
         raise
