@@ -676,6 +676,27 @@ def docstring_text(text: str) -> str:
     return text[:-1] + '\\"' if text.endswith('"') else text
 
 
+def template_environment(templates_dir: str | Path) -> jinja2.Environment:
+    """The emitter's templates, with the filters they use: `docstring` for docstring text
+    and `literal` for every string the code holds (an operation id, a wire name)."""
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(templates_dir),
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        undefined=jinja2.StrictUndefined,
+    )
+    env.filters["docstring"] = docstring_text
+    env.filters["literal"] = python_literal
+    return env
+
+
+def python_literal(text: str) -> str:
+    """A Python string literal of `text`, exactly: an operation id or a wire name written
+    between quotes broke the module (`"`) or changed the name sent (a backslash escape)."""
+    return repr(str(text))
+
+
 def _first_line(text: str) -> str:
     return text.strip().split("\n", 1)[0].strip()
 
@@ -892,14 +913,7 @@ def main(
         for problem in emitter.problems:
             print(f"emit_sdk: {problem}", file=sys.stderr)
         return 1
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(templates_dir),
-        keep_trailing_newline=True,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        undefined=jinja2.StrictUndefined,
-    )
-    env.filters["docstring"] = docstring_text
+    env = template_environment(templates_dir)
     out = package / "resources"
     out.mkdir(exist_ok=True)
     module = env.get_template("resource.py.jinja")

@@ -4,6 +4,7 @@ an operationId; no method renamed by an addition; hints win."""
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import sys
 from pathlib import Path
@@ -269,3 +270,41 @@ def test_a_boolean_path_parameter_is_typed_bool() -> None:
     _, found = _names({"/w/{flag}": {"get": _op("Widget_Search", parameters=[parameter])}})
     method = found["video"]["Widget_Search"]
     assert any(declaration.startswith("flag: bool") for declaration in method.signature)
+
+
+def _rendered(paths: dict[str, Any]) -> tuple[str, str]:
+    """The resource module and resources/__init__.py the emitter writes for `paths`."""
+    emitter = emit_sdk.Emitter({"openapi": "3.0.3", "paths": paths, "components": {}}, set())
+    resources = emitter.resources()
+    env = emit_sdk.template_environment(ROOT / "codegen" / "sdk_templates")
+    (resource,) = resources
+    module = env.get_template("resource.py.jinja").render(resource=resource)
+    init = env.get_template("resources_init.py.jinja").render(resources=resources)
+    return module, init
+
+
+def _strings(source: str) -> set[str]:
+    """The strings a module holds; it compiles first (a duplicate argument fails there)."""
+    compile(source, "<emitted>", "exec")
+    nodes = ast.walk(ast.parse(source))
+    return {n.value for n in nodes if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+
+
+def test_ids_and_wire_names_with_quotes_or_backslashes_are_sent_as_written() -> None:
+    """They were written between double quotes: a `"` left the module unparseable, and a
+    backslash escape (`\\n`, `\\x41`) changed the name the request carried."""
+    odd = ['q"uote', "back\\nslash", "hex\\x41", "tab\\t"]
+    parameters = [
+        {"name": odd[0], "in": "query", "schema": {"type": "string"}},
+        {"name": odd[1], "in": "header", "schema": {"type": "string"}},
+        {"name": odd[2], "in": "cookie", "schema": {"type": "string"}},
+    ]
+    body = {"type": "object", "properties": {odd[3]: {"type": "string"}}}
+    operation = _op(
+        'Thing_Say"Hi"\\x41\\N',
+        parameters=parameters,
+        requestBody={"content": {"application/json": {"schema": body}}},
+    )
+    module, init = _rendered({"/p": {"post": operation}})
+    assert 'Thing_Say"Hi"\\x41\\N' in _strings(module) & _strings(init)
+    assert set(odd) <= _strings(module)
