@@ -32,6 +32,7 @@ import json
 import keyword
 import re
 import sys
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -635,8 +636,11 @@ def _free(name: str, taken: set[str], joiner: str) -> str:
 
 def _identifier(name: str) -> str:
     """A valid Python name: other characters become `_`, a leading digit gets `n_`, a
-    keyword a trailing `_`."""
-    name = re.sub(r"\W", "_", name)
+    keyword a trailing `_`. In the NFKC form Python reads identifiers in: `ﬁnd` and `find`
+    were two names to the emitter and one to Python, so one method replaced the other (or
+    two arguments made a module that does not compile)."""
+    name = unicodedata.normalize("NFKC", name)
+    name = "".join(c if f"_{c}".isidentifier() else "_" for c in name)
     if not name:
         name = "value"
     if name[0].isdigit():

@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import importlib.util
 import sys
+import unicodedata
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -308,3 +309,28 @@ def test_ids_and_wire_names_with_quotes_or_backslashes_are_sent_as_written() -> 
     module, init = _rendered({"/p": {"post": operation}})
     assert 'Thing_Say"Hi"\\x41\\N' in _strings(module) & _strings(init)
     assert set(odd) <= _strings(module)
+
+
+def test_names_python_reads_as_one_are_told_apart() -> None:
+    """Python reads identifiers in NFKC form: `ﬁnd` (a ligature) is `find`. The emitter saw
+    two names, so the second method replaced the first in silence, and two arguments made a
+    module that does not compile."""
+    parameters = [
+        {"name": name, "in": "query", "schema": {"type": "string"}}
+        for name in ("ﬁlter", "filter", "x²")
+    ]
+    paths = {
+        "/a": {"get": _op("Thing_ﬁnd", parameters=parameters)},
+        "/b": {"get": _op("Thing_find")},
+    }
+    emitter, found = _names(paths)
+    assert emitter.problems == []
+    names = [m.name for m in found["video"].values()]
+    assert len(set(names)) == 2, names
+    module, _ = _rendered(paths)
+    _strings(module)  # compiles: no duplicate argument
+    tree = ast.parse(module)
+    assert sorted(f.name for f in ast.walk(tree) if isinstance(f, ast.FunctionDef)) == sorted(names)
+    for name in [*names, *(p.python_name for p in found["video"]["Thing_ﬁnd"].arguments)]:
+        assert name.isidentifier()
+        assert unicodedata.normalize("NFKC", name) == name
