@@ -11,6 +11,7 @@ Usage: python codegen/prove_package.py WORK_DIR PACKAGE DOCUMENT.json SRC
 from __future__ import annotations
 
 import compileall
+import contextlib
 import importlib
 import json
 import sys
@@ -21,7 +22,10 @@ METHODS = ("get", "put", "post", "delete", "patch", "head")
 
 
 def main(work: str, package: str, document: str, src: str) -> int:
-    if not compileall.compile_dir(Path(work) / package, quiet=2, legacy=False, workers=1):
+    # quiet=1: the file and the error (compileall prints them on stdout; they go to stderr).
+    with contextlib.redirect_stdout(sys.stderr):
+        compiled = compileall.compile_dir(Path(work) / package, quiet=1, legacy=False, workers=1)
+    if not compiled:
         print(f"prove_package: a module of {package} does not compile", file=sys.stderr)
         return 1
     sys.path[:0] = [work, src]

@@ -77,3 +77,17 @@ def test_an_operation_without_its_method_fails_naming_it(tree: Path) -> None:
     assert "operations without their method" in ran.stderr
     assert "POST /mc/registries (ContainerRegistry_Add)" in ran.stderr
     assert _unchanged(tree)
+
+
+def test_a_module_that_does_not_compile_fails_naming_the_error(tree: Path) -> None:
+    """It parses (ruff reads it) but does not compile: the message said only "a module of
+    edgedelivery_openapi does not compile", with the file and the error kept back."""
+    _edit(
+        tree / TEMPLATES / "resource.py.jinja", "        self,\n", "        self,\n        self,\n"
+    )
+    ran = _regenerate(tree)
+    assert ran.returncode == 1, ran.stderr
+    assert "does not compile" in ran.stderr
+    assert "duplicate argument 'self'" in ran.stderr
+    assert "resources/registries.py" in ran.stderr
+    assert _unchanged(tree)
