@@ -542,6 +542,9 @@ class Emitter:
             method.result_type, method.result_parser = self.output(member, resource)
         else:
             method.result_type, method.result_parser = self.output(schema, resource)
+            # A result the document lets be null is None then (the runtime's _Reader).
+            if schema_kinds(target)[1] and method.result_type != "Any":
+                method.result_type = f"{method.result_type} | None"
 
 
 GENERATOR_CONFIG = Path(__file__).resolve().parent.parent / "generator-config.yaml"

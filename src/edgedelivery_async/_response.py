@@ -152,7 +152,7 @@ def read_result(operation: Operation | None, raw: RawResponse, parser: Any) -> A
 class _Reader:
     """One operation's result rule, worked out once: the bulk path reads it per reply."""
 
-    __slots__ = ("failures", "operation", "schema", "value_member")
+    __slots__ = ("failures", "nullable", "operation", "schema", "value_member")
 
     def __init__(self, operation: Operation) -> None:
         rule = operation.result_rule or {}
@@ -163,6 +163,9 @@ class _Reader:
         if self.value_member is not None:
             schema = (schema or {}).get("properties", {}).get(self.value_member)
         self.schema: dict[str, Any] | None = schema
+        # A result the document lets be null (`nullable: true`, a type list with "null")
+        # is None for a JSON null: it was "the result is not a JSON str".
+        self.nullable = _nullable(schema) and self.value_member is None
 
     def read(self, raw: RawResponse, parser: Any) -> Any:
         body = json_body(raw)
@@ -180,6 +183,8 @@ class _Reader:
                     " whether it reports a failure cannot be told",
                 )
         value = body
+        if value is None and self.nullable:
+            return None
         if value_member is not None:
             value = member(raw, body, value_member)
         schema = self.schema
@@ -236,6 +241,14 @@ def _failure(condition: Mapping[str, Any], body: Any) -> bool | str:
     if condition.get("non-empty"):
         return bool(found) and not (isinstance(found, str) and not found.strip())
     return False
+
+
+def _nullable(schema: dict[str, Any] | None) -> bool:
+    """Whether the document lets a result be JSON null."""
+    if not isinstance(schema, dict):
+        return False
+    kinds = schema.get("type")
+    return schema.get("nullable") is True or (isinstance(kinds, list) and "null" in kinds)
 
 
 _SCALARS: dict[Any, tuple[type, ...]] = {
