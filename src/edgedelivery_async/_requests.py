@@ -39,6 +39,7 @@ class Prepared:
     headers: dict[str, str]
     content: bytes | None
     requires_key: bool
+    content_type: str | None = None  # the body's media type when not application/json
 
 
 def prepare_call(call: Call[Any]) -> Prepared:
@@ -76,9 +77,27 @@ def prepare_call(call: Call[Any]) -> Prepared:
         content = encode_raw_body(op.body_kind, call.body, problems)
     elif op.body_schema is not None:
         content = encode_body(op.body_schema, call.body, problems)
+    media = op.body_media
+    if content is not None and media is not None and media.lower().startswith("multipart/"):
+        media = multipart_media(media, content, problems)
     if problems:
         raise InvalidRequestError(op.operation_id, problems)
-    return Prepared(op, op.method, path + query, headers, content, op.requires_key)
+    return Prepared(op, op.method, path + query, headers, content, op.requires_key, media)
+
+
+def multipart_media(media: str, content: bytes, problems: list[Problem]) -> str:
+    """`multipart/...; boundary=B` for a multipart body the caller built, B read from its
+    first line (`--B`): the bare media type was sent, which no server can split."""
+    if "boundary=" in media.lower():
+        return media
+    first = content.split(b"\r\n", 1)[0]
+    boundary = first[2:].decode("ascii", errors="replace")
+    if not first.startswith(b"--") or not re.fullmatch(r"[0-9A-Za-z'()+_,\-./:=?]{1,70}", boundary):
+        problems.append(
+            Problem("", f"must be a {media} body that starts with its boundary line (--BOUNDARY)")
+        )
+        return media
+    return f"{media}; boundary={boundary}"
 
 
 def prepare(

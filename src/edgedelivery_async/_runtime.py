@@ -75,7 +75,7 @@ class ClientRuntime:
             operation_id=operation.operation_id if operation is not None else None,
             template=operation.path if operation is not None else None,
             accept=operation.accept if operation is not None else None,
-            content_type=operation.body_media if operation is not None else None,
+            content_type=prepared.content_type,
             sink=sink,
         )
         return operation, reply

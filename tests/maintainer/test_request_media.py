@@ -1,6 +1,7 @@
 """Request bodies are sent in the media type the document gives (issue 20, item 5): a JSON
 spelling other than application/json as itself, `text/plain` from a str,
-`application/octet-stream` from bytes or a binary file. On a copy of the project, three
+`application/octet-stream` from bytes or a binary file, `multipart/form-data` from bytes with
+the boundary of their first line. On a copy of the project, three
 such operations are added and regenerated; the copy's client sends them on an httpx mock
 and against the fake."""
 
@@ -43,6 +44,8 @@ SCRIPT = textwrap.dedent(
     from edgedelivery_async.testing import FakeEdgeDelivery
 
     seen = []
+    FORM = b'--b0und\\r\\nContent-Disposition: form-data; name="a"\\r\\n\\r\\n1'
+    FORM += b"\\r\\n--b0und--\\r\\n"
 
     def reply(request):
         seen.append((request.headers["content-type"], request.content))
@@ -55,8 +58,10 @@ SCRIPT = textwrap.dedent(
             await client.compute.upload(7, b"\\x00\\x01")
             await client.compute.upload(7, io.BytesIO(b"file"))
             await client.compute.set_json(7, name="x")
+            await client.compute.set_form(7, FORM)
             for call in (lambda: client.compute.set_code(7, b"no"),
-                         lambda: client.compute.upload(7, "no")):
+                         lambda: client.compute.upload(7, "no"),
+                         lambda: client.compute.set_form(7, b"no boundary line")):
                 try:
                     await call()
                 except InvalidRequestError as error:
@@ -68,6 +73,7 @@ SCRIPT = textwrap.dedent(
             ("application/octet-stream", b"\\x00\\x01"),
             ("application/octet-stream", b"file"),
             ("text/json", b'{"Name":"x"}'),
+            ("multipart/form-data; boundary=b0und", FORM),
         ], seen
         fake = FakeEdgeDelivery(access_key="k")
         http = httpx.AsyncClient(transport=fake)
@@ -75,6 +81,7 @@ SCRIPT = textwrap.dedent(
             assert await client.compute.set_code(7, "x") is None
             assert await client.compute.upload(7, b"x") is None
             assert await client.compute.set_json(7, name="x") is None
+            assert await client.compute.set_form(7, FORM) is None
 
     asyncio.run(main())
 
@@ -107,6 +114,15 @@ def test_request_bodies_go_in_the_declared_media_type(
     }
     spec["paths"]["/compute/script/{id}/json"] = {
         "put": {**_operation("Script_SetJson", "text/json", named), "x-sdk-method": "set_json"}
+    }
+    # multipart/form-data from bytes the caller built: sent with the boundary of its first
+    # line (the bare media type was sent, which no server can split), else refused.
+    form = {"type": "object", "properties": {"a": {"type": "string"}}}
+    spec["paths"]["/compute/script/{id}/form"] = {
+        "put": {
+            **_operation("Script_SetForm", "multipart/form-data", form),
+            "x-sdk-method": "set_form",
+        }
     }
     document.write_text(yaml.safe_dump(spec, sort_keys=False), encoding="utf-8")
     env = {**os.environ, "PYTHON": sys.executable}
