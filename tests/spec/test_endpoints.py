@@ -130,6 +130,21 @@ async def answering_client(
         yield client
 
 
+async def call_answered_with(operation: Operation, status: int, content: bytes) -> Any:
+    """The operation called with its example arguments, the server answering `status`
+    with `content` as JSON (whatever the call raises comes out)."""
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(status, content=content, headers={"Content-Type": JSON})
+
+    given = arguments(operation)
+    async with (
+        httpx.AsyncClient(transport=httpx.MockTransport(handler)) as http,
+        EdgeDeliveryClient(KEY, BASE_URL, http_client=http, max_retries=0) as client,
+    ):
+        return await client.operation(operation.operation_id)(*given.args, **given.kwargs)
+
+
 def expected_error(status: int) -> type[APIStatusError]:
     return InternalServerError if status >= 500 else STATUS_ERRORS.get(status, APIStatusError)
 
@@ -601,18 +616,8 @@ async def test_a_failure_member_of_another_type_is_no_success(operation: Operati
         for name in path:
             node = node.setdefault(name, {})
         node[last] = json.dumps(condition["equals"])  # false -> "false"
-
-        def handler(request: httpx.Request, odd: Any = odd) -> httpx.Response:
-            return httpx.Response(status, json=odd)
-
-        given = arguments(operation)
-        async with (
-            httpx.AsyncClient(transport=httpx.MockTransport(handler)) as http,
-            EdgeDeliveryClient(KEY, BASE_URL, http_client=http, max_retries=0) as client,
-        ):
-            method = client.operation(operation.operation_id)
-            with pytest.raises(APIResponseValidationError, match=".".join(condition["member"])):
-                await method(*given.args, **given.kwargs)
+        with pytest.raises(APIResponseValidationError, match=".".join(condition["member"])):
+            await call_answered_with(operation, status, json.dumps(odd).encode())
 
 
 WITH_JSON_RESULT = [o for o in OPERATIONS if success_reply(o)[1] is not NO_BODY]
@@ -628,18 +633,8 @@ async def test_an_integer_of_thousands_of_digits_is_not_called_no_json(
     is not JSON"."""
     status, _ = success_reply(operation)
     content = b'{"id": ' + b"9" * 5_000 + b"}"
-
-    def handler(request: httpx.Request) -> httpx.Response:
-        return httpx.Response(status, content=content, headers={"Content-Type": JSON})
-
-    given = arguments(operation)
-    async with (
-        httpx.AsyncClient(transport=httpx.MockTransport(handler)) as http,
-        EdgeDeliveryClient(KEY, BASE_URL, http_client=http, max_retries=0) as client,
-    ):
-        method = client.operation(operation.operation_id)
-        with pytest.raises(APIResponseValidationError, match="more than 4,300 digits"):
-            await method(*given.args, **given.kwargs)
+    with pytest.raises(APIResponseValidationError, match="more than 4,300 digits"):
+        await call_answered_with(operation, status, content)
 
 
 WITH_A_RESULT_TO_READ = [
@@ -659,15 +654,5 @@ async def test_a_success_with_nothing_in_it_says_so(
     """An empty 200 where a result is documented read "cannot be read as ScriptVariable"
     or "has no 'data' member"."""
     status, _ = success_reply(operation)
-
-    def handler(request: httpx.Request) -> httpx.Response:
-        return httpx.Response(status, content=content, headers={"Content-Type": JSON})
-
-    given = arguments(operation)
-    async with (
-        httpx.AsyncClient(transport=httpx.MockTransport(handler)) as http,
-        EdgeDeliveryClient(KEY, BASE_URL, http_client=http, max_retries=0) as client,
-    ):
-        method = client.operation(operation.operation_id)
-        with pytest.raises(APIResponseValidationError, match=f"the reply {said}"):
-            await method(*given.args, **given.kwargs)
+    with pytest.raises(APIResponseValidationError, match=f"the reply {said}"):
+        await call_answered_with(operation, status, content)
